@@ -1,0 +1,46 @@
+# agentbash: `make test` is what CI runs (through .ci/run).
+SHELL := /bin/bash
+GO ?= go
+GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
+
+.PHONY: test fmt-check vet check generate lint bench fuzz
+
+test: fmt-check vet check
+	$(GO) test -race -count=1 ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+# check regenerates everything and fails if any generated file changed (or appeared): generated code is
+# checked in and must be fresh.
+check:
+	@before=$$($(GENERATED) | sort | xargs -r sha256sum); \
+	$(GO) generate ./... || exit 1; \
+	after=$$($(GENERATED) | sort | xargs -r sha256sum); \
+	if [ "$$before" != "$$after" ]; then \
+		echo "stale generated files (run 'make generate' and commit):"; \
+		diff <(echo "$$before") <(echo "$$after") | grep '^[<>]' | awk '{print $$3}' | sort -u; \
+		exit 1; \
+	fi; echo "generated files are fresh"
+
+generate:
+	$(GO) generate ./...
+
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# A brief run of every fuzz target (CI).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 5s $$pkg || exit 1; \
+		done; \
+	done

@@ -1,0 +1,381 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// checker collects semantic errors with positions.
+type checker struct {
+	v    *Variant
+	errs Errors
+}
+
+func (c *checker) errf(pointer, format string, args ...any) {
+	line, col := c.v.Pos(pointer)
+	c.errs = append(c.errs, &Error{File: c.v.File, Line: line, Col: col, Field: pointerToField(pointer), Msg: fmt.Sprintf(format, args...)})
+}
+
+// sample is template data with every field set, so executing a template finds unknown fields and misused
+// functions before anything runs.
+var sample = Data{
+	Tool: "bash", Params: map[string]any{"command": "echo hi"}, Command: "echo hi", Workspace: "/w", Cwd: "/w",
+	Timeout: 1.0, TimeoutValue: 1, ExitCode: 1, Signal: 9, Success: true, TimedOut: true, Stdout: "o",
+	Stderr: "e", Output: "oe", StdoutTruncated: true, StderrTruncated: true, OutputTruncated: true,
+	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
+	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
+	Min: 1, Max: 2, ID: "id", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh",
+}
+
+func (c *checker) template(pointer, text string) {
+	t, err := ParseTemplate(pointer, text)
+	if err != nil {
+		c.errf(pointer, "template does not parse: %v", err)
+		return
+	}
+	if err := t.Execute(io.Discard, sample); err != nil {
+		c.errf(pointer, "template fails on sample data: %v", err)
+	}
+}
+
+func (c *checker) failure(pointer string, f *Failure, cases map[string]Shape) {
+	if f == nil {
+		return
+	}
+	switch {
+	case f.Type == "" && f.Result == "":
+		c.errf(pointer, "a failure needs type (raise) or result (render a result case)")
+	case f.Type != "" && f.Result != "":
+		c.errf(pointer, "a failure has either type or result, not both")
+	case f.Result != "" && cases != nil:
+		if _, ok := cases[f.Result]; !ok {
+			c.errf(pointer+"/result", "result case %q is not in results.cases", f.Result)
+		}
+	}
+	c.template(pointer+"/message", f.Message)
+}
+
+func (v *Variant) check() Errors {
+	c := &checker{v: v}
+	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
+		c.errf("/shell", "shell needs argv or embedded: true")
+	}
+	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
+		c.errf("/shell", "shell has both argv and embedded: choose one")
+	}
+	if v.Shell.Grace != "" {
+		if d, err := time.ParseDuration(v.Shell.Grace); err != nil || d < 0 {
+			c.errf("/shell/grace", "grace %q is not a non-negative Go duration", v.Shell.Grace)
+		}
+	}
+	if v.Shell.SpawnError != "" {
+		c.template("/shell/spawn_error", v.Shell.SpawnError)
+	}
+
+	policies := map[string]bool{}
+	for i, p := range v.Policies {
+		ptr := "/policies/" + strconv.Itoa(i)
+		if policies[p.Name] {
+			c.errf(ptr+"/name", "policy %q is declared twice", p.Name)
+		}
+		policies[p.Name] = true
+		c.failure(ptr+"/fail", p.Fail, nil)
+	}
+
+	if b := v.Background; b != nil {
+		c.failure("/background/limit_error", b.LimitError, nil)
+		c.failure("/background/unknown_id", b.UnknownID, nil)
+	}
+
+	tools := map[string]bool{}
+	for i := range v.Tools {
+		c.tool("/tools/"+strconv.Itoa(i), &v.Tools[i], policies, tools)
+	}
+	sortErrors(c.errs)
+	return c.errs
+}
+
+func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
+	v := c.v
+	if tools[t.Name] {
+		c.errf(ptr+"/name", "tool %q is declared twice", t.Name)
+	}
+	tools[t.Name] = true
+	kind := t.Kind
+	if kind == "" {
+		kind = "exec"
+	}
+
+	params := map[string]*Param{}
+	roles := map[string]string{}
+	for i := range t.Params {
+		p := &t.Params[i]
+		pp := ptr + "/params/" + strconv.Itoa(i)
+		if params[p.Name] != nil {
+			c.errf(pp+"/name", "parameter %q is declared twice", p.Name)
+		}
+		params[p.Name] = p
+		if p.Role != "" && p.Role != "none" {
+			if prev, ok := roles[p.Role]; ok {
+				c.errf(pp+"/role", "role %s is already taken by parameter %q", p.Role, prev)
+			}
+			roles[p.Role] = p.Name
+		}
+		if p.Default != nil && !defaultFits(p.Type, p.Default) {
+			c.errf(pp+"/default", "default %v is not of type %s", p.Default, p.Type)
+		}
+		if p.Minimum != nil && p.Type != "integer" && p.Type != "number" {
+			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
+		}
+	}
+
+	cases := t.Results.Cases
+	c.failure(ptr+"/invalid_param", t.InvalidParam, cases)
+
+	switch kind {
+	case "exec":
+		if _, ok := roles["command"]; !ok {
+			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command")
+		}
+	case "poll", "kill":
+		if _, ok := roles["shell_id"]; !ok {
+			c.errf(ptr+"/params", "a %s tool needs a parameter with role: shell_id", kind)
+		}
+		if v.Background == nil {
+			c.errf(ptr+"/kind", "a %s tool needs the variant's background registry", kind)
+		}
+	}
+	if _, ok := roles["timeout"]; ok && t.Timeout == nil {
+		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles["timeout"])
+	}
+	if _, ok := roles["background"]; ok && v.Background == nil {
+		c.errf(ptr+"/params", "parameter %q has role background but the variant has no background block", roles["background"])
+	}
+
+	for i, ch := range t.Checks {
+		cp := ptr + "/checks/" + strconv.Itoa(i)
+		n := 0
+		for _, set := range []bool{ch.Required != "", ch.NotEmpty != "", ch.NotBlank != "", ch.Timeout, ch.Workdir, ch.Policy != ""} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			c.errf(cp, "a check has exactly one of required, not_empty, not_blank, timeout, workdir, policy (found %d)", n)
+			continue
+		}
+		for _, name := range []string{ch.Required, ch.NotEmpty, ch.NotBlank} {
+			if name == "" {
+				continue
+			}
+			if params[name] == nil {
+				c.errf(cp, "check names parameter %q, which the tool does not declare", name)
+			}
+			if ch.Fail == nil {
+				c.errf(cp, "check on %q needs fail", name)
+			}
+		}
+		if ch.Policy != "" && !policies[ch.Policy] {
+			c.errf(cp+"/policy", "policy %q is not declared in policies", ch.Policy)
+		}
+		if ch.Timeout && t.Timeout == nil {
+			c.errf(cp, "timeout check but the tool has no timeout block")
+		}
+		if ch.Workdir && t.Workdir == nil {
+			c.errf(cp, "workdir check but the tool has no workdir block")
+		}
+		c.failure(cp+"/fail", ch.Fail, cases)
+	}
+
+	if tm := t.Timeout; tm != nil {
+		tp := ptr + "/timeout"
+		if tm.Min != nil && tm.Max != nil && *tm.Min > *tm.Max {
+			c.errf(tp+"/min", "min %v is greater than max %v", *tm.Min, *tm.Max)
+		}
+		if tm.OutOfRange == "fail" && tm.Fail == nil {
+			c.errf(tp+"/out_of_range", "out_of_range fail needs timeout.fail")
+		}
+		if (tm.Min != nil || tm.Max != nil) && tm.OutOfRange == "" {
+			c.errf(tp, "min or max needs out_of_range (fail or clamp)")
+		}
+		if tm.Expiry == "background" && v.Background == nil {
+			c.errf(tp+"/expiry", "expiry background needs the variant's background block")
+		}
+		if tm.Default < 0 {
+			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
+		}
+		c.failure(tp+"/fail", tm.Fail, cases)
+		if kind == "exec" {
+			out := "timeout"
+			if tm.Expiry == "background" {
+				out = "background"
+			}
+			if _, ok := cases[out]; !ok {
+				c.errf(ptr+"/results/cases", "expiry %s needs a %q result case", tm.Expiry, out)
+			}
+		}
+	}
+	if w := t.Workdir; w != nil {
+		c.failure(ptr+"/workdir/confine", w.Confine, cases)
+		c.failure(ptr+"/workdir/must_be_dir", w.MustBeDir, cases)
+	}
+	if o := t.Output; o != nil {
+		c.failure(ptr+"/output/decode_error", o.DecodeError, cases)
+		if o.Decode == "strict" && o.DecodeError == nil {
+			c.errf(ptr+"/output/decode", "strict decoding needs output.decode_error")
+		}
+		if o.Sanitize != "" && o.Decode != "raw" {
+			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
+		}
+		c.truncate(ptr+"/output/truncate", o.Truncate)
+	}
+
+	if kind == "exec" {
+		_, ex := cases["exit"]
+		_, ok := cases["success"]
+		_, bad := cases["failure"]
+		if !ex && !(ok && bad) {
+			c.errf(ptr+"/results/cases", "an exec tool needs an exit case, or both success and failure")
+		}
+	} else if _, ok := cases["ok"]; !ok {
+		c.errf(ptr+"/results/cases", "a %s tool needs an ok case", kind)
+	}
+	if t.Results.Union && t.Results.Discriminator == "" {
+		c.errf(ptr+"/results/union", "a union needs a discriminator")
+	}
+	names := make([]string, 0, len(cases))
+	for name := range cases {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.shape(ptr+"/results/cases/"+name, t.Results.Format, cases[name], cases)
+	}
+}
+
+func (c *checker) shape(ptr, format string, s Shape, cases map[string]Shape) {
+	n := 0
+	if len(s.Fields) > 0 {
+		n++
+	}
+	if s.Text != nil {
+		n++
+	}
+	if s.Raise != nil {
+		n++
+	}
+	if n != 1 {
+		c.errf(ptr, "a result case has exactly one of fields, text, raise")
+		return
+	}
+	if s.Raise != nil {
+		if s.Raise.Type == "" || s.Raise.Result != "" {
+			c.errf(ptr+"/raise", "raise needs a type (and no result)")
+		}
+		c.template(ptr+"/raise/message", s.Raise.Message)
+	}
+	if format == "json" && s.Text != nil {
+		c.errf(ptr+"/text", "results.format is json: use fields")
+	}
+	if format == "text" && len(s.Fields) > 0 {
+		c.errf(ptr+"/fields", "results.format is text: use text")
+	}
+	if s.Text != nil {
+		c.template(ptr+"/text", *s.Text)
+	}
+	c.fields(ptr+"/fields", s.Fields)
+	c.truncate(ptr+"/truncate", s.Truncate)
+}
+
+func (c *checker) fields(ptr string, fs []Field) {
+	seen := map[string]bool{}
+	for i, f := range fs {
+		fp := ptr + "/" + strconv.Itoa(i)
+		if seen[f.Name] && f.Name != "" {
+			c.errf(fp+"/name", "field %q appears twice", f.Name)
+		}
+		seen[f.Name] = true
+		switch f.Type {
+		case "object", "array":
+			if len(f.Fields) == 0 {
+				c.errf(fp, "%s field %q needs fields", f.Type, f.Name)
+			}
+			if f.Value != "" || f.Const != nil {
+				c.errf(fp, "%s field %q takes fields, not value or const", f.Type, f.Name)
+			}
+			c.fields(fp+"/fields", f.Fields)
+		default:
+			if (f.Value == "") == (f.Const == nil) {
+				c.errf(fp, "field %q needs exactly one of value and const", f.Name)
+			}
+			if f.Const != nil && !defaultFits(f.Type, f.Const) && f.Type != "json" {
+				c.errf(fp+"/const", "const %v is not of type %s", f.Const, f.Type)
+			}
+			if f.Value != "" {
+				c.template(fp+"/value", f.Value)
+			}
+		}
+	}
+}
+
+func (c *checker) truncate(ptr string, t *Truncate) {
+	if t == nil {
+		return
+	}
+	switch t.Keep {
+	case "head_tail":
+		if t.Head <= 0 || t.Tail <= 0 {
+			c.errf(ptr, "keep head_tail needs head and tail")
+		} else if t.Head+t.Tail > t.Limit {
+			c.errf(ptr, "head %d + tail %d exceed limit %d", t.Head, t.Tail, t.Limit)
+		}
+	case "head":
+		if t.Head > t.Limit {
+			c.errf(ptr+"/head", "head %d exceeds limit %d", t.Head, t.Limit)
+		}
+	case "tail":
+		if t.Tail > t.Limit {
+			c.errf(ptr+"/tail", "tail %d exceeds limit %d", t.Tail, t.Limit)
+		}
+	}
+	if t.TailThreshold != 0 && t.Keep != "head_tail" {
+		c.errf(ptr+"/tail_threshold", "tail_threshold applies to keep head_tail only")
+	}
+	if t.CutDecode != "" && t.Unit != "bytes" {
+		c.errf(ptr+"/cut_decode", "cut_decode applies to unit bytes only")
+	}
+	c.template(ptr+"/marker", t.Marker)
+}
+
+// defaultFits reports whether a YAML value suits a parameter or field type.
+func defaultFits(typ string, v any) bool {
+	switch typ {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "integer":
+		switch n := v.(type) {
+		case int, int64, uint64:
+			return true
+		case float64:
+			return n == float64(int64(n))
+		}
+		return false
+	case "number":
+		switch v.(type) {
+		case int, int64, uint64, float64:
+			return true
+		}
+		return false
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	return true
+}

@@ -1,0 +1,238 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Error is one problem in a spec file, at a position.
+type Error struct {
+	File      string
+	Line, Col int
+	// Field is the path of the field (tools[0].timeout.max), when known.
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is every problem found in one spec, in file order.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Load reads, validates and checks the spec at path.
+func Load(path string) (*Variant, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// LoadFS is Load for a file in fsys (the embedded built-ins).
+func LoadFS(fsys fs.FS, path string) (*Variant, error) {
+	data, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes a spec: YAML syntax, then the JSON Schema (unknown keys, types, enums), then the typed
+// decode, then the semantic checks. Every error names file:line:col and the field.
+func Parse(file string, data []byte) (*Variant, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, Errors{yamlError(file, err)}
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "empty spec"}}
+	}
+	pos := positions{}
+	walkPositions(root.Content[0], "", pos)
+
+	inst, err := nodeToJSON(root.Content[0])
+	if err != nil {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
+	}
+	if errs := validateSchema(file, inst, pos); len(errs) > 0 {
+		return nil, errs
+	}
+
+	var v Variant
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&v); err != nil {
+		return nil, Errors{yamlError(file, err)}
+	}
+	v.File = file
+	v.pos = pos
+	if errs := v.check(); len(errs) > 0 {
+		return nil, errs
+	}
+	return &v, nil
+}
+
+// Pos returns the line and column of a field path (JSON pointer, /tools/0/name) in the file, or 0, 0.
+func (v *Variant) Pos(pointer string) (line, col int) {
+	for p := pointer; ; {
+		if lc, ok := v.pos[p]; ok {
+			return lc[0], lc[1]
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return 0, 0
+		}
+		p = p[:i]
+	}
+}
+
+// yamlError turns a yaml.v3 error ("yaml: line 3: ...", or an unmarshal error list) into an Error.
+func yamlError(file string, err error) *Error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	e := &Error{File: file, Msg: msg}
+	if strings.HasPrefix(msg, "line ") {
+		rest := msg[len("line "):]
+		if i := strings.IndexByte(rest, ':'); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil {
+				e.Line, e.Col = n, 1
+				e.Msg = strings.TrimSpace(rest[i+1:])
+			}
+		}
+	}
+	return e
+}
+
+// walkPositions records the position of every value (and, for mapping keys, of the key) by JSON pointer.
+func walkPositions(n *yaml.Node, path string, pos positions) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if path == "" {
+		pos[""] = [2]int{n.Line, n.Column}
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			p := path + "/" + escapePointer(k.Value)
+			pos[p] = [2]int{k.Line, k.Column}
+			pos[p+"#value"] = [2]int{val.Line, val.Column}
+			walkPositions(val, p, pos)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := path + "/" + strconv.Itoa(i)
+			pos[p] = [2]int{c.Line, c.Column}
+			walkPositions(c, p, pos)
+		}
+	}
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// nodeToJSON converts a YAML document to the JSON value the schema validates.
+func nodeToJSON(n *yaml.Node) (any, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(normalizeYAML(v))
+	if err != nil {
+		return nil, fmt.Errorf("spec is not representable as JSON: %v", err)
+	}
+	var out any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func normalizeYAML(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalizeYAML(x)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[fmt.Sprint(k)] = normalizeYAML(x)
+		}
+		return m
+	case []any:
+		for i, x := range t {
+			t[i] = normalizeYAML(x)
+		}
+		return t
+	}
+	return v
+}
+
+// pointerToField renders /tools/0/timeout/max as tools[0].timeout.max.
+func pointerToField(p string) string {
+	if p == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+		if _, err := strconv.Atoi(part); err == nil {
+			b.WriteString("[" + part + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+func sortErrors(es Errors) {
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Line != es[j].Line {
+			return es[i].Line < es[j].Line
+		}
+		return es[i].Col < es[j].Col
+	})
+}

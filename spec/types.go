@@ -1,0 +1,288 @@
+// Package spec is the agentbash spec language: the Go types a variant's YAML decodes into, loading with
+// positions, the JSON Schema editors validate against, and the semantic checks that run before anything
+// executes. The types are the normalized model every other package reads: runtime executes a Variant, gen
+// renders it, conformance derives cases from it.
+package spec
+
+// Variant is one documented Bash-tool contract: a set of tools sharing a shell, a workspace and (for tools
+// that leave processes running) a background registry.
+type Variant struct {
+	// ID names the variant (lower case, digits, underscore); for built-ins it is the folder name.
+	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
+	// Title is a one-line human name.
+	Title string `yaml:"title" json:"title"`
+	// Summary says in a sentence or two what the contract is.
+	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
+	// Hosts names the agent frameworks whose models expect this contract (variants.ForHost looks here).
+	Hosts []string `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+	// Source cites where the contract comes from.
+	Source Source `yaml:"source" json:"source"`
+	// Disagreements lists where the seed document and the upstream code differ, and which one we follow.
+	Disagreements []string `yaml:"disagreements,omitempty" json:"disagreements,omitempty"`
+	// Deviations lists where we deliberately differ from upstream (only where upstream hangs, leaks or grows
+	// without bound), each with its reason.
+	Deviations []string `yaml:"deviations,omitempty" json:"deviations,omitempty"`
+	// Shell says how commands are run.
+	Shell Shell `yaml:"shell" json:"shell"`
+	// Policies are named command policies that tools reference from their checks.
+	Policies []Policy `yaml:"policies,omitempty" json:"policies,omitempty"`
+	// Background configures the registry of processes that outlive a call (run_in_background, timeouts that
+	// move a process to the background).
+	Background *Background `yaml:"background,omitempty" json:"background,omitempty"`
+	// Tools are the model-facing tools; the first is the primary one.
+	Tools []Tool `yaml:"tools" json:"tools" jsonschema:"minItems=1"`
+
+	// File is the path the variant was loaded from (set by Load, not written in YAML).
+	File string `yaml:"-" json:"-"`
+	pos  positions
+}
+
+// Source cites the seed document and the upstream implementation.
+type Source struct {
+	Seed     string `yaml:"seed" json:"seed"`
+	Repo     string `yaml:"repo" json:"repo"`
+	Path     string `yaml:"path" json:"path"`
+	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
+	Language string `yaml:"language,omitempty" json:"language,omitempty" jsonschema:"enum=python,enum=typescript,enum=go,enum=other"`
+}
+
+// Shell says which program runs a command.
+type Shell struct {
+	// Argv is the program and its leading arguments; the command is appended as the last argument
+	// (["/bin/sh", "-c"]).
+	Argv []string `yaml:"argv,omitempty" json:"argv,omitempty"`
+	// Embedded runs the command in the embedded mvdan.cc/sh interpreter instead of Argv, for hosts with no
+	// shell binary.
+	Embedded bool `yaml:"embedded,omitempty" json:"embedded,omitempty"`
+	// UpstreamStdin records what upstream gives the child as stdin (inherit or closed); agentbash always
+	// closes it, and a variant whose upstream inherits lists that as a deviation.
+	UpstreamStdin string `yaml:"upstream_stdin,omitempty" json:"upstream_stdin,omitempty" jsonschema:"enum=inherit,enum=closed"`
+	// Grace is how long, after the shell exits or is killed, the pipes may stay open (held by a detached
+	// grandchild) before the group is killed and reading stops. Go duration; default 500ms.
+	Grace string `yaml:"grace,omitempty" json:"grace,omitempty"`
+	// SignalExit says what exit code a signal-killed shell reports: negative (-N, Python), zero (Node's
+	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
+	SignalExit string `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
+	// SpawnError is the message template for a shell that cannot be started (missing program or working
+	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text). It becomes the spawn_error outcome.
+	SpawnError string `yaml:"spawn_error,omitempty" json:"spawn_error,omitempty"`
+}
+
+// Tool is one model-facing tool.
+type Tool struct {
+	// Name is what the model calls (bash, Bash, BashOutput).
+	Name string `yaml:"name" json:"name"`
+	// Description is the model-facing description, verbatim from the source.
+	Description string `yaml:"description" json:"description"`
+	// Kind is what the tool does: exec runs a command; poll reads a background shell; kill ends one.
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill"`
+	// Params are the model-facing parameters, in the source's order.
+	Params []Param `yaml:"params" json:"params"`
+	// InvalidParam is how a parameter of the wrong type or a missing required one is reported; data:
+	// .Param, .Problem. Default: a ValidationError naming both.
+	InvalidParam *Failure `yaml:"invalid_param,omitempty" json:"invalid_param,omitempty"`
+	// Checks run in order before anything starts; the first that fails ends the call.
+	Checks []Check `yaml:"checks,omitempty" json:"checks,omitempty"`
+	// Timeout interprets the timeout parameter.
+	Timeout *Timeout `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Workdir resolves the working directory.
+	Workdir *Workdir `yaml:"workdir,omitempty" json:"workdir,omitempty"`
+	// Output says how output is captured, decoded and truncated.
+	Output *Output `yaml:"output,omitempty" json:"output,omitempty"`
+	// Results shapes each outcome into what the host receives.
+	Results Results `yaml:"results" json:"results"`
+}
+
+// Param is one model-facing parameter.
+type Param struct {
+	Name string `yaml:"name" json:"name"`
+	// Type is the JSON type the model sends: string, integer, number, boolean, or object (string values).
+	Type string `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object"`
+	// Required marks a parameter the model must send.
+	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
+	// Nullable accepts JSON null (Python's `X | None`).
+	Nullable bool `yaml:"nullable,omitempty" json:"nullable,omitempty"`
+	// Default is the value used when the parameter is absent, as shown to the model.
+	Default any `yaml:"default,omitempty" json:"default,omitempty"`
+	// Minimum is the schema minimum shown to the model (numbers only).
+	Minimum *float64 `yaml:"minimum,omitempty" json:"minimum,omitempty"`
+	// Description is shown to the model, verbatim from the source.
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in
+	// background), capture (capture output or not), shell_id, or none (recorded only, like a description).
+	Role string `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=none"`
+	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
+	// (codegensandbox reads a timeout that is not a number as the default).
+	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`
+}
+
+// Failure is how a failed check or an error outcome reaches the host: either raised as a typed error
+// (Type + Message) or rendered as a result (Result names an entry of Results.Cases, with .Message set).
+type Failure struct {
+	// Type is the error class name the source raises (ValueError, ModelRetry, FileNotFoundError, ToolError).
+	Type string `yaml:"type,omitempty" json:"type,omitempty"`
+	// Result renders this failure as the named result case instead of raising.
+	Result string `yaml:"result,omitempty" json:"result,omitempty"`
+	// Message is a text/template; its data depends on where the failure is used.
+	Message string `yaml:"message" json:"message"`
+}
+
+// Check is one step of a tool's ordered validation. Exactly one of the selectors is set.
+type Check struct {
+	// Required fails when the named parameter is absent or null.
+	Required string `yaml:"required,omitempty" json:"required,omitempty"`
+	// NotEmpty fails when the named string parameter is "".
+	NotEmpty string `yaml:"not_empty,omitempty" json:"not_empty,omitempty"`
+	// NotBlank fails when the named string parameter is empty or only white space.
+	NotBlank string `yaml:"not_blank,omitempty" json:"not_blank,omitempty"`
+	// Timeout applies the tool's timeout range rule at this point of the order.
+	Timeout bool `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Workdir applies the tool's working-directory checks at this point of the order.
+	Workdir bool `yaml:"workdir,omitempty" json:"workdir,omitempty"`
+	// Policy runs the named policy on the command.
+	Policy string `yaml:"policy,omitempty" json:"policy,omitempty"`
+	// Fail is the failure for Required, NotEmpty and NotBlank (data: .Param, .Command). Timeout, Workdir and
+	// Policy carry their own failures.
+	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
+}
+
+// Timeout interprets the timeout parameter. Steps apply in this order: null, not a number, fractions,
+// range, non-positive; then the effective timeout is used.
+type Timeout struct {
+	// Unit of the parameter: s or ms.
+	Unit string `yaml:"unit" json:"unit" jsonschema:"enum=s,enum=ms"`
+	// Default applies when the parameter is absent (in Unit).
+	Default float64 `yaml:"default" json:"default"`
+	// Null says what JSON null means: default, or none (no timeout at all).
+	Null string `yaml:"null,omitempty" json:"null,omitempty" jsonschema:"enum=default,enum=none"`
+	// Invalid says what a value that is not a number means (with a lenient param): default.
+	Invalid string `yaml:"invalid,omitempty" json:"invalid,omitempty" jsonschema:"enum=default"`
+	// TruncateFraction drops the fractional part (Go's int conversion).
+	TruncateFraction bool `yaml:"truncate_fraction,omitempty" json:"truncate_fraction,omitempty"`
+	// Min and Max bound the value (in Unit).
+	Min *float64 `yaml:"min,omitempty" json:"min,omitempty"`
+	Max *float64 `yaml:"max,omitempty" json:"max,omitempty"`
+	// OutOfRange is fail (Fail is raised) or clamp.
+	OutOfRange string `yaml:"out_of_range,omitempty" json:"out_of_range,omitempty" jsonschema:"enum=fail,enum=clamp"`
+	// RangeSkipsZero exempts 0 from the range rule (Python's `if timeout and ...`).
+	RangeSkipsZero bool `yaml:"range_skips_zero,omitempty" json:"range_skips_zero,omitempty"`
+	// NonPositive says what a value <= 0 means after the range rule: expire (at once) or default.
+	NonPositive string `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default"`
+	// Expiry is what happens when the timeout passes: kill (the process group; the timeout outcome) or
+	// background (the process moves to the background registry; the background outcome).
+	Expiry string `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
+	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
+	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
+}
+
+// Workdir resolves the working directory parameter.
+type Workdir struct {
+	// EmptyIsDefault treats "" like an absent parameter.
+	EmptyIsDefault bool `yaml:"empty_is_default,omitempty" json:"empty_is_default,omitempty"`
+	// ResolveSymlinks makes the path absolute and follows symlinks before the checks (Python's resolve()).
+	ResolveSymlinks bool `yaml:"resolve_symlinks,omitempty" json:"resolve_symlinks,omitempty"`
+	// Confine fails when the resolved path is outside the workspace; data: .Path (as sent), .Resolved.
+	Confine *Failure `yaml:"confine,omitempty" json:"confine,omitempty"`
+	// MustBeDir fails when the path is not an existing directory; data: .Path (as sent), .Resolved.
+	MustBeDir *Failure `yaml:"must_be_dir,omitempty" json:"must_be_dir,omitempty"`
+}
+
+// Output says how a command's output is captured, decoded and truncated per stream.
+type Output struct {
+	// Capture is separate (stdout and stderr) or combined (one pipe for both, interleaved as written).
+	Capture string `yaml:"capture,omitempty" json:"capture,omitempty" jsonschema:"enum=separate,enum=combined"`
+	// Decode is how bytes become text: strict (Python errors="strict"; failure is the decode_error
+	// outcome), replace (one U+FFFD per maximal invalid subpart, Python and WHATWG), ignore, or raw (bytes
+	// kept as they are; Sanitize decides at the end).
+	Decode string `yaml:"decode,omitempty" json:"decode,omitempty" jsonschema:"enum=strict,enum=replace,enum=ignore,enum=raw"`
+	// Newlines is keep or universal (\r\n and lone \r become \n, after decoding, before any limit).
+	Newlines string `yaml:"newlines,omitempty" json:"newlines,omitempty" jsonschema:"enum=keep,enum=universal"`
+	// Strip removes leading and trailing white space as Python's str.strip() does.
+	Strip bool `yaml:"strip,omitempty" json:"strip,omitempty"`
+	// Sanitize makes raw text valid UTF-8 at the end: per_byte (Go encoding/json: one U+FFFD per invalid
+	// byte) or replace.
+	Sanitize string `yaml:"sanitize,omitempty" json:"sanitize,omitempty" jsonschema:"enum=per_byte,enum=replace"`
+	// Truncate limits each stream (or the combined stream).
+	Truncate *Truncate `yaml:"truncate,omitempty" json:"truncate,omitempty"`
+	// DecodeError is the failure when strict decoding fails; data: .Message (Python's UnicodeDecodeError
+	// text), .Stream.
+	DecodeError *Failure `yaml:"decode_error,omitempty" json:"decode_error,omitempty"`
+}
+
+// Truncate limits a text. For a stream it applies to the decoded text; for a result (Shape.Truncate) to the
+// whole rendered text.
+type Truncate struct {
+	// Unit is bytes (of the UTF-8 text, or raw bytes with Decode raw) or chars (code points).
+	Unit string `yaml:"unit" json:"unit" jsonschema:"enum=bytes,enum=chars"`
+	// Limit: a text longer than this is truncated.
+	Limit int `yaml:"limit" json:"limit" jsonschema:"minimum=1"`
+	// Keep is head, tail or head_tail.
+	Keep string `yaml:"keep" json:"keep" jsonschema:"enum=head,enum=tail,enum=head_tail"`
+	// Head and Tail are the units kept (Head defaults to Limit for keep head, Tail to Limit for keep tail).
+	Head int `yaml:"head,omitempty" json:"head,omitempty"`
+	Tail int `yaml:"tail,omitempty" json:"tail,omitempty"`
+	// TailThreshold (head_tail): the tail is kept only when the text is longer than this; otherwise
+	// everything after the head follows the marker (tunacode's COMMAND_OUTPUT_THRESHOLD).
+	TailThreshold int `yaml:"tail_threshold,omitempty" json:"tail_threshold,omitempty"`
+	// CutDecode is how a multi-byte character split by a byte cut is decoded: replace or ignore.
+	CutDecode string `yaml:"cut_decode,omitempty" json:"cut_decode,omitempty" jsonschema:"enum=replace,enum=ignore"`
+	// Marker is a template placed where text was cut (appended for head, prefixed for tail, between for
+	// head_tail); data: .Total (units before truncation), .Kept, .Elided.
+	Marker string `yaml:"marker" json:"marker"`
+}
+
+// Results shapes each outcome of a tool into the value the host receives.
+type Results struct {
+	// Format is json (an object) or text (a string).
+	Format string `yaml:"format" json:"format" jsonschema:"enum=json,enum=text"`
+	// Union marks a json result whose cases are a discriminated union (the generator emits a sealed
+	// interface); Discriminator names the field path that tells the cases apart (details.mode).
+	Union         bool   `yaml:"union,omitempty" json:"union,omitempty"`
+	Discriminator string `yaml:"discriminator,omitempty" json:"discriminator,omitempty"`
+	// Cases maps an outcome to its shape. Outcomes: success (exit 0), failure (non-zero exit), exit (either,
+	// when success or failure is absent), timeout, background, spawn_error, and any name a Failure.Result
+	// refers to (error, by convention). Tools of kind poll and kill use ok.
+	Cases map[string]Shape `yaml:"cases" json:"cases"`
+}
+
+// Shape is one outcome's result: a JSON object (Fields), a text (Text), or a raised error (Raise).
+type Shape struct {
+	// Name is the Go type name the generator gives this case (Foreground, Background, Timeout).
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Fields are the JSON object's fields, in order.
+	Fields []Field `yaml:"fields,omitempty" json:"fields,omitempty"`
+	// Text is a text/template for a text result.
+	Text *string `yaml:"text,omitempty" json:"text,omitempty"`
+	// Raise makes this outcome an error instead of a result.
+	Raise *Failure `yaml:"raise,omitempty" json:"raise,omitempty"`
+	// Truncate limits the whole rendered text (Text, or every string field).
+	Truncate *Truncate `yaml:"truncate,omitempty" json:"truncate,omitempty"`
+}
+
+// Field is one field of a JSON result. Value is a text/template whose output is converted to Type; object
+// and array fields have Fields (an array's Fields are its elements, each an object given by its Fields).
+type Field struct {
+	Name  string  `yaml:"name" json:"name"`
+	Type  string  `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object,enum=array,enum=json"`
+	Value string  `yaml:"value,omitempty" json:"value,omitempty"`
+	Const any     `yaml:"const,omitempty" json:"const,omitempty"`
+	Fields []Field `yaml:"fields,omitempty" json:"fields,omitempty"`
+	// Doc describes the field for the generated Go type.
+	Doc string `yaml:"doc,omitempty" json:"doc,omitempty"`
+}
+
+// Background configures the registry of processes that outlive a call.
+type Background struct {
+	// IDs is uuid or pid.
+	IDs string `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid"`
+	// StreamLimit caps each stream's buffer in bytes; past it the stream is marked truncated.
+	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1"`
+	// Poll is all (the whole buffer every poll) or new (only what arrived since the last poll).
+	Poll string `yaml:"poll,omitempty" json:"poll,omitempty" jsonschema:"enum=all,enum=new"`
+	// MaxLive limits running background processes; past it a start fails with LimitError.
+	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty"`
+	// LimitError is the failure when MaxLive is reached; data: .Max.
+	LimitError *Failure `yaml:"limit_error,omitempty" json:"limit_error,omitempty"`
+	// UnknownID is the failure for an id that is not registered; data: .ID.
+	UnknownID *Failure `yaml:"unknown_id,omitempty" json:"unknown_id,omitempty"`
+}
