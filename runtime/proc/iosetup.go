@@ -1,0 +1,92 @@
+//go:build linux
+
+package proc
+
+import (
+	"io"
+	"os"
+	"sync"
+)
+
+// ioSetup builds the child's output files: a pipe and a pump per writer,
+// /dev/null for a nil writer, or a file handed down as is.
+type ioSetup struct {
+	devnull   *os.File
+	readEnds  []*os.File // our pipe read ends (owned by the pumps once started)
+	childEnds []*os.File // our copies of the write ends, to close once started
+	pumps     []*pump
+}
+
+// null returns /dev/null, opened once.
+func (s *ioSetup) null() (*os.File, error) {
+	if s.devnull == nil {
+		f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		if err != nil {
+			return nil, err
+		}
+		s.devnull = f
+	}
+	return s.devnull, nil
+}
+
+// output returns the child's file for one output: file if non-nil,
+// /dev/null if w is nil, else the write end of a new pipe pumped into w.
+func (s *ioSetup) output(file *os.File, w io.Writer) (*os.File, error) {
+	if file != nil {
+		return file, nil
+	}
+	if w == nil {
+		return s.null()
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	s.readEnds = append(s.readEnds, r)
+	s.childEnds = append(s.childEnds, wr)
+	s.pumps = append(s.pumps, &pump{f: r, w: w})
+	return wr, nil
+}
+
+// outputs returns the child's fd 1 and fd 2 for spec (see output); when
+// Combined, both are the same file.
+func (s *ioSetup) outputs(spec Spec, outFile, errFile *os.File) (stdout, stderr *os.File, err error) {
+	if stdout, err = s.output(outFile, spec.Stdout); err != nil {
+		return nil, nil, err
+	}
+	if spec.Combined {
+		return stdout, stdout, nil
+	}
+	if stderr, err = s.output(errFile, spec.Stderr); err != nil {
+		return nil, nil, err
+	}
+	if len(s.pumps) == 2 && sameWriter(s.pumps[0].w, s.pumps[1].w) {
+		mu := new(sync.Mutex)
+		s.pumps[0].mu, s.pumps[1].mu = mu, mu
+	}
+	return stdout, stderr, nil
+}
+
+// abort closes everything, when the child could not be started.
+func (s *ioSetup) abort() {
+	closeAll(s.readEnds...)
+	s.closeChildEnds()
+}
+
+// closeChildEnds closes our copies of the child's ends and /dev/null.
+func (s *ioSetup) closeChildEnds() {
+	closeAll(s.childEnds...)
+	if s.devnull != nil {
+		_ = s.devnull.Close()
+	}
+}
+
+// startPumps starts one goroutine per pump; the WaitGroup counts them.
+func (s *ioSetup) startPumps() *sync.WaitGroup {
+	wg := new(sync.WaitGroup)
+	wg.Add(len(s.pumps))
+	for _, pm := range s.pumps {
+		go pm.run(wg)
+	}
+	return wg
+}

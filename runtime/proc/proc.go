@@ -1,0 +1,247 @@
+//go:build linux
+
+package proc
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is the [Spec.Grace] used when the field is zero.
+const DefaultGrace = 500 * time.Millisecond
+
+// Spec describes one run.
+type Spec struct {
+	// Argv is the program and its arguments; the caller has already
+	// appended the command, e.g. {"/bin/sh", "-c", "echo hi"}. A program
+	// name without a slash is looked up in the PATH of Env (default
+	// "/bin:/usr/bin", like execvp), relative PATH entries against Dir.
+	// Ignored when Embedded is set.
+	Argv []string
+
+	// Embedded, if non-empty, is a script run by the embedded
+	// mvdan.cc/sh/v3/interp shell (bash dialect) instead of Argv.
+	Embedded string
+
+	// Dir is the working directory. It must exist, else Start fails.
+	// Empty means the current directory of this process.
+	Dir string
+
+	// Env is the full environment; the caller merges. Nil means an empty
+	// environment: the environment of this process is never inherited
+	// implicitly.
+	Env []string
+
+	// Stdout receives the standard output. Its Write must never block for
+	// long (a bounded capture). Nil discards the output (the child's fd 1
+	// is /dev/null).
+	Stdout io.Writer
+
+	// Stderr receives the standard error; ignored if Combined. Nil discards.
+	// If Stderr is the same writer as Stdout (and not Combined), writes to
+	// it are serialised, as with os/exec.
+	Stderr io.Writer
+
+	// Combined gives the child one pipe for both fd 1 and fd 2, so Stdout
+	// receives both, interleaved in write order (like
+	// exec.Cmd.CombinedOutput).
+	Combined bool
+
+	// Grace is how long, after the shell exited or was killed, to keep
+	// reading pipes held open by descendants that escaped the process group
+	// (`setsid sleep 30 &`) before closing them. Zero means DefaultGrace;
+	// negative means not at all. Output already buffered in the pipes when
+	// the grace expires is delivered regardless.
+	Grace time.Duration
+}
+
+// Exit is the outcome of a run, valid once [Process.Done] is closed.
+type Exit struct {
+	// Code is the exit status if the shell exited normally, and -1 if it
+	// was killed by a signal (see Signal).
+	Code int
+
+	// Signal is non-zero if the shell was killed by a signal. An embedded
+	// shell stopped by Kill reports SIGKILL, like an external one.
+	Signal syscall.Signal
+
+	// Killed reports that Kill (timeout or cancel) ended the shell: Kill was
+	// called before the shell exited, and the shell died of it.
+	Killed bool
+
+	// GraceExpired reports that the output pipes were still held open by
+	// escaped descendants when Grace expired, so the read ends were closed
+	// without seeing EOF.
+	GraceExpired bool
+
+	// Err is the first wait or I/O error (reading a pipe, or writing to
+	// Stdout or Stderr), if any. Output keeps being drained after a write
+	// error, so the child never blocks on a full pipe.
+	Err error
+
+	// Started is when the run was started; Ended is when the shell's exit
+	// was observed (before the output was drained).
+	Started, Ended time.Time
+}
+
+// Process is a started run. Its methods are safe for concurrent use.
+type Process struct {
+	pid   int
+	grace time.Duration
+	done  chan struct{}
+	exit  Exit // written once before done is closed
+
+	mu      sync.Mutex
+	exited  bool // the shell's exit was observed; never signal the group after
+	killReq bool // Kill was called before exited
+
+	// Embedded shell only.
+	cancel   func()
+	handlers int           // exec handler calls in flight
+	closed   bool          // no more exec handler calls accepted
+	idle     chan struct{} // closed when handlers drops to zero after closed
+}
+
+// Start starts a run in a new process group, with stdin on /dev/null.
+// Errors starting it (a missing program, a missing directory) are returned
+// as they come (*exec.Error, *fs.PathError), so the caller can render the
+// spawn error of the source it emulates; a missing or non-directory Dir is
+// reported as a *fs.PathError with Op "chdir".
+func Start(s Spec) (*Process, error) {
+	if err := checkDir(s.Dir); err != nil {
+		return nil, err
+	}
+	if s.Embedded != "" {
+		return startEmbedded(s)
+	}
+	return startExternal(s, attrs{})
+}
+
+// Pid is the pid of the shell, which is also its process group id; 0 for the
+// embedded shell.
+func (p *Process) Pid() int { return p.pid }
+
+// Done is closed when the run is over: the shell exited (and was reaped),
+// its process group was killed, and the output was fully drained (or Grace
+// expired). All output written before the exit has reached the writers by
+// then, and the run's goroutines are done: the supervising one returns right
+// after closing Done. (One exception, in the embedded shell: the goroutine of
+// a process substitution inside a subshell, which the interpreter does not
+// let us wait for, is released before Done and returns just after it.)
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Exit returns the outcome of the run. Before Done is closed it returns the
+// zero Exit.
+func (p *Process) Exit() Exit {
+	select {
+	case <-p.done:
+		return p.exit
+	default:
+		return Exit{}
+	}
+}
+
+// Wait waits for Done and returns the Exit.
+func (p *Process) Wait() Exit {
+	<-p.done
+	return p.exit
+}
+
+// Kill SIGKILLs the whole process group of the shell (for the embedded shell:
+// cancels it, which kills the process groups of the programs it runs). The
+// output is then drained as after a normal exit. Kill is idempotent and safe
+// at any time; once the shell's exit has been observed it does nothing, so it
+// never signals a group that could have been recycled.
+func (p *Process) Kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exited {
+		return
+	}
+	p.killReq = true
+	if p.cancel != nil {
+		p.cancel()
+		return
+	}
+	// The leader is not reaped (exited is set before reaping, under mu), so
+	// the pid, and with it the group id, is still ours.
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	_ = syscall.Kill(p.pid, syscall.SIGKILL) // in case the leader left its group
+}
+
+// grace returns the effective grace of s.
+func graceOf(s Spec) time.Duration {
+	switch {
+	case s.Grace == 0:
+		return DefaultGrace
+	case s.Grace < 0:
+		return 0
+	}
+	return s.Grace
+}
+
+// checkDir reports a missing or non-directory working directory the way the
+// kernel's chdir would.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		var errno syscall.Errno
+		if !errors.As(err, &errno) {
+			errno = syscall.ENOENT
+		}
+		return &fs.PathError{Op: "chdir", Path: dir, Err: errno}
+	}
+	if !fi.IsDir() {
+		return &fs.PathError{Op: "chdir", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return nil
+}
+
+// finish drains the pumps (until EOF, but at most grace after the shell's
+// exit, ex.Ended), completes ex and closes done. It must be the last thing
+// the run's supervising goroutine does.
+func (p *Process) finish(ex Exit, pumps []*pump, readers *sync.WaitGroup) {
+	deadline := ex.Ended.Add(p.grace)
+	for _, pm := range pumps {
+		// The pump may have finished and closed its file already: ignore.
+		_ = pm.f.SetReadDeadline(deadline)
+	}
+	readers.Wait()
+	for _, pm := range pumps {
+		if pm.expired {
+			ex.GraceExpired = true
+		}
+		if ex.Err == nil && pm.err != nil {
+			ex.Err = pm.err
+		}
+	}
+	p.exit = ex
+	close(p.done)
+}
+
+// closeAll closes the non-nil files, once each.
+func closeAll(files ...*os.File) {
+	for i, f := range files {
+		if f == nil {
+			continue
+		}
+		dup := false
+		for _, g := range files[:i] {
+			if g == f {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			_ = f.Close()
+		}
+	}
+}

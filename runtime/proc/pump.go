@@ -1,0 +1,130 @@
+//go:build linux
+
+package proc
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// pump copies the read end of one output pipe to a writer. It stops at EOF,
+// or when the read deadline set by finish expires (then it still delivers
+// what the pipe already holds). It keeps reading after a write error, so the
+// child never blocks on a full pipe.
+type pump struct {
+	f  *os.File
+	w  io.Writer   // nil after a write error
+	mu *sync.Mutex // non-nil when another pump writes to the same writer
+
+	// Set by run, read after it returned.
+	err     error // first read or write error
+	expired bool  // the deadline expired before EOF
+}
+
+const bufSize = 32 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+// run pumps until EOF or the deadline, then closes f and calls wg.Done.
+func (pm *pump) run(wg *sync.WaitGroup) {
+	defer wg.Done()
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for {
+		n, err := pm.f.Read(buf)
+		if n > 0 {
+			pm.write(buf[:n])
+		}
+		if err == nil {
+			continue
+		}
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			pm.expired = !pm.drainBuffered(buf)
+		case err != io.EOF:
+			pm.setErr(err)
+		}
+		break
+	}
+	_ = pm.f.Close()
+}
+
+// drainBuffered delivers what the pipe holds right now, without waiting,
+// bounded by the pipe's capacity (an escaped writer could otherwise keep it
+// going forever). It reports whether EOF was reached.
+func (pm *pump) drainBuffered(buf []byte) (eof bool) {
+	rc, err := pm.f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	limit := 1 << 20 // the maximum pipe size for unprivileged users
+	_ = rc.Control(func(fd uintptr) {
+		const fGetPipeSz = 1032 // F_GETPIPE_SZ
+		if r, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, fGetPipeSz, 0); e == 0 && int(r) > 0 {
+			limit = int(r)
+		}
+	})
+	for total := 0; total < limit; {
+		var n int
+		var rerr error
+		// Control does not wait for readiness and ignores the deadline; the
+		// fd is non-blocking (os.Pipe), so read returns EAGAIN when empty.
+		if err := rc.Control(func(fd uintptr) { n, rerr = syscall.Read(int(fd), buf) }); err != nil {
+			return false
+		}
+		if rerr == syscall.EINTR {
+			continue
+		}
+		if rerr != nil {
+			if rerr != syscall.EAGAIN {
+				pm.setErr(&os.PathError{Op: "read", Path: pm.f.Name(), Err: rerr})
+			}
+			return false
+		}
+		if n == 0 {
+			return true
+		}
+		pm.write(buf[:n])
+		total += n
+	}
+	return false
+}
+
+func (pm *pump) write(b []byte) {
+	if pm.w == nil {
+		return
+	}
+	if pm.mu != nil {
+		pm.mu.Lock()
+		defer pm.mu.Unlock()
+	}
+	n, err := pm.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		pm.setErr(err)
+		pm.w = nil // keep draining, discard the rest
+	}
+}
+
+func (pm *pump) setErr(err error) {
+	if pm.err == nil {
+		pm.err = err
+	}
+}
+
+// sameWriter reports whether a and b are the same writer (as os/exec
+// decides it, tolerating non-comparable dynamic types).
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
