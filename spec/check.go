@@ -27,7 +27,8 @@ var sample = Data{
 	Stderr: "e", Output: "oe", StdoutTruncated: true, StderrTruncated: true, OutputTruncated: true,
 	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
 	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
-	Min: 1, Max: 2, ID: "id", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh",
+	Min: 1, Max: 2, ID: "id", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
+	ErrnoName: "ENOENT", Strerror: "No such file or directory", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 }
 
 func (c *checker) template(pointer, text string) {
@@ -220,6 +221,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	}
 	if w := t.Workdir; w != nil {
 		c.failure(ptr+"/workdir/confine", w.Confine, cases)
+		c.failure(ptr+"/workdir/must_exist", w.MustExist, cases)
 		c.failure(ptr+"/workdir/must_be_dir", w.MustBeDir, cases)
 	}
 	if o := t.Output; o != nil {

@@ -1,12 +1,238 @@
 package spec
 
-// Policy is a named command policy a tool runs from its checks (`- policy: NAME`).
-// (Owned by the policy work; extended there.)
+// Policy is a named command policy a tool runs from its checks (`- policy: NAME`). A policy decides, without
+// running anything, whether a command may run; runtime/policy compiles and evaluates it.
+//
+// Kinds:
+//   - regex: ordered Rules, each a regular expression (or a literal substring), matched against the whole
+//     command or against each segment of it (Split); the first rule that matches blocks.
+//   - substring: ordered Rules that are literal substrings only.
+//   - permission: Tool(pattern) allow, deny and ask rules with a mode (Permission).
+//   - shell: parses the command with mvdan.cc/sh and checks every command in every position (Shell).
+//
+// The verdict message is rendered from Message (or a rule's own message) with the policy data (.Command,
+// .Reason, .Pattern, .Match, .Groups, .Segment, .Char, ...); Fail then says how it reaches the host, its
+// message template seeing that text as .Message (`message: "{{.Message}}"`).
 type Policy struct {
 	// Name is how checks refer to the policy.
 	Name string `yaml:"name" json:"name"`
 	// Kind selects the engine.
-	Kind string `yaml:"kind" json:"kind"`
-	// Fail is how a blocked command reaches the host.
+	Kind string `yaml:"kind" json:"kind" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
+	// Summary says in a sentence what the policy blocks and where it comes from.
+	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
+	// Fail is how a blocked command reaches the host; its message template sees the verdict message as
+	// .Message and the command as .Command.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
+	// Message is the text/template of the verdict message when a rule has none of its own. Data: .Command,
+	// .Policy, .Rule, .Reason, .Pattern, .Match, .Groups (submatches, [0] the whole match), .Segment, .Char,
+	// .Name, .Error, .Tool, .Decision, .Content, .PermissionRule, .Mode.
+	Message string `yaml:"message,omitempty" json:"message,omitempty"`
+	// Dialect is the regular-expression language the patterns were written in, emulated on Go's RE2: re2
+	// (Go, the default), python (re module, str patterns) or javascript (RegExp without the u flag).
+	// Python and JavaScript differ from RE2 in what \s, \w, \b, . and $ match and in case folding.
+	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"enum=re2,enum=python,enum=javascript"`
+	// IgnoreCase makes every rule case-insensitive unless the rule says otherwise.
+	IgnoreCase bool `yaml:"ignore_case,omitempty" json:"ignore_case,omitempty"`
+	// Split cuts the command into segments for rules with scope segments.
+	Split *PolicySplit `yaml:"split,omitempty" json:"split,omitempty"`
+	// Rules are the ordered rules of a regex or substring policy. Consecutive rules with the same scope form
+	// a block: a command-scope block tries each rule on the whole command; a segments-scope block tries, for
+	// each segment in order, each rule of the block in order (segment-major, like a loop over segments with
+	// an inner loop over patterns).
+	Rules []PolicyRule `yaml:"rules,omitempty" json:"rules,omitempty"`
+	// Permission configures a permission policy.
+	Permission *PermissionPolicy `yaml:"permission,omitempty" json:"permission,omitempty"`
+	// Shell configures a shell-parsing policy.
+	Shell *ShellPolicy `yaml:"shell,omitempty" json:"shell,omitempty"`
+	// Examples are commands with their expected verdicts, checked when the policy compiles.
+	Examples *PolicyExamples `yaml:"examples,omitempty" json:"examples,omitempty"`
+	// Quirks lists upstream false positives and bypasses that the policy reproduces on purpose, and any
+	// construct of the source's regex language that RE2 emulates rather than runs.
+	Quirks []string `yaml:"quirks,omitempty" json:"quirks,omitempty"`
+}
+
+// PolicySplit says how a command is cut into segments.
+type PolicySplit struct {
+	// Pattern is the separator, a regular expression in the policy's dialect (Python's re.split); it must
+	// not match the empty string, and its capture groups are not kept as segments.
+	Pattern string `yaml:"pattern" json:"pattern"`
+	// Strip removes leading and trailing white space from each segment as the dialect defines it (Python's
+	// str.strip(), JavaScript's trim(), Go's strings.TrimSpace for re2).
+	Strip bool `yaml:"strip,omitempty" json:"strip,omitempty"`
+	// SkipEmpty ignores segments that are empty (after Strip).
+	SkipEmpty bool `yaml:"skip_empty,omitempty" json:"skip_empty,omitempty"`
+}
+
+// PolicyRule is one rule of a regex or substring policy. Exactly one of Pattern, Patterns, Substring and
+// Substrings is set; a list is tried in order, each entry as its own rule sharing the other fields.
+type PolicyRule struct {
+	// Name identifies the rule in verdicts and tests (.Rule).
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Pattern is a regular expression in the policy's dialect, searched anywhere (re.search, RegExp.test).
+	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty"`
+	// Patterns are several regular expressions sharing this rule's settings.
+	Patterns []string `yaml:"patterns,omitempty" json:"patterns,omitempty"`
+	// Substring is a literal text (Python's `in`, JavaScript's includes).
+	Substring string `yaml:"substring,omitempty" json:"substring,omitempty"`
+	// Substrings are several literal texts sharing this rule's settings.
+	Substrings []string `yaml:"substrings,omitempty" json:"substrings,omitempty"`
+	// IgnoreCase overrides the policy's IgnoreCase for this rule.
+	IgnoreCase *bool `yaml:"ignore_case,omitempty" json:"ignore_case,omitempty"`
+	// Scope is command (the whole command, the default without Split) or segments (each segment of Split,
+	// the default with Split).
+	Scope string `yaml:"scope,omitempty" json:"scope,omitempty" jsonschema:"enum=command,enum=segments"`
+	// Unless is a regular expression (dialect of the policy) that, when it matches the same text, keeps
+	// the rule from blocking.
+	Unless string `yaml:"unless,omitempty" json:"unless,omitempty"`
+	// Reason is the rule's human reason (.Reason).
+	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// Message is this rule's verdict message template, overriding the policy's Message.
+	Message string `yaml:"message,omitempty" json:"message,omitempty"`
+}
+
+// PermissionPolicy is a `Tool(pattern)` permission rule set: deny, then ask, then allow, then the mode's
+// default. A host may replace Mode and the rule lists with its own (runtime/policy WithPermissions).
+type PermissionPolicy struct {
+	// Tool is the tool name rules are written for (Bash); rules for other tools never match.
+	Tool string `yaml:"tool" json:"tool"`
+	// Match is how `*` in a pattern matches: path (any text but `/`, the default) or command (any text);
+	// `**` matches any text in both.
+	Match string `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command"`
+	// Normalize rewrites the command before matching: none, or verb_colon (trim leading white space, then
+	// replace the first run of white space after the first word with `:`, so `git status` -> `git:status`).
+	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty" jsonschema:"enum=none,enum=verb_colon"`
+	// Mode is default, acceptEdits, bypassPermissions, dontAsk or strict.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" jsonschema:"enum=default,enum=acceptEdits,enum=bypassPermissions,enum=dontAsk,enum=strict"`
+	// Allow, Deny and Ask are rules `Tool` or `Tool(pattern)`.
+	Allow []string `yaml:"allow,omitempty" json:"allow,omitempty"`
+	Deny  []string `yaml:"deny,omitempty" json:"deny,omitempty"`
+	Ask   []string `yaml:"ask,omitempty" json:"ask,omitempty"`
+	// EditTools are the tools whose ask becomes allow in acceptEdits mode (default Write and Edit).
+	EditTools []string `yaml:"edit_tools,omitempty" json:"edit_tools,omitempty"`
+	// AskMessage is the verdict message template for an ask decision (default: the policy's Message).
+	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
+}
+
+// ShellPolicy parses a command with mvdan.cc/sh/v3/syntax and checks every simple command it contains, in
+// every position (lists, pipelines, subshells, blocks, substitutions, functions, here-documents), after
+// folding quotes and escapes, reducing paths to names, unwrapping wrappers and parsing nested scripts.
+type ShellPolicy struct {
+	// Dialect is the shell language parsed: bash (default), posix or mksh.
+	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"enum=bash,enum=posix,enum=mksh"`
+	// Dynamic says what a command name or a script that is only known at run time ($x, $(...), a shell
+	// reading a script from a pipe) means: deny (the default) or allow (check what is known).
+	Dynamic string `yaml:"dynamic,omitempty" json:"dynamic,omitempty" jsonschema:"enum=deny,enum=allow"`
+	// MaxDepth bounds nested scripts (bash -c, eval, ...); deeper nesting is denied. Default 8.
+	MaxDepth int `yaml:"max_depth,omitempty" json:"max_depth,omitempty"`
+	// Wrappers are commands that run another command, or shell source, given in their arguments.
+	Wrappers []ShellWrapper `yaml:"wrappers,omitempty" json:"wrappers,omitempty"`
+	// Remote names downloaders whose output must not become code.
+	Remote *ShellRemote `yaml:"remote,omitempty" json:"remote,omitempty"`
+	// ForkBombs denies a function that calls itself in a pipeline or in the background.
+	ForkBombs bool `yaml:"fork_bombs,omitempty" json:"fork_bombs,omitempty"`
+	// Reasons are the .Reason texts of the policy's own findings.
+	Reasons ShellReasons `yaml:"reasons,omitempty" json:"reasons,omitempty"`
+	// Rules are checked, in order, against every command found.
+	Rules []ShellRule `yaml:"rules,omitempty" json:"rules,omitempty"`
+}
+
+// ShellWrapper describes a command that runs another command or shell source.
+type ShellWrapper struct {
+	// Names are the command names (after path reduction) this entry describes.
+	Names []string `yaml:"names" json:"names" jsonschema:"minItems=1"`
+	// Runs says what the operands are: command (the rest of the arguments, after options, Positionals and
+	// Assignments, are a command), script (the operands, joined by spaces, are shell source: eval),
+	// first_script (the first operand is shell source: trap), shell (a shell: -c makes the first operand
+	// a script; without it the first operand is a script file, or the script is read from standard input),
+	// alias (NAME=VALUE operands whose values are shell source), source (the first operand is a script
+	// file: `source`, `.`) or none (only ExecOptions and ScriptOptions run anything).
+	Runs string `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"enum=command,enum=script,enum=first_script,enum=shell,enum=alias,enum=source,enum=none"`
+	// OptionsWithValue are the options that take a value (`-u USER`, `-uUSER`, `--user USER`,
+	// `--user=USER`).
+	OptionsWithValue []string `yaml:"options_with_value,omitempty" json:"options_with_value,omitempty"`
+	// Positionals is how many operands come before the command (timeout's DURATION).
+	Positionals int `yaml:"positionals,omitempty" json:"positionals,omitempty"`
+	// Assignments skips NAME=VALUE operands before the command (env).
+	Assignments bool `yaml:"assignments,omitempty" json:"assignments,omitempty"`
+	// SplitOptions take a value that is split into words and run as a command (env -S).
+	SplitOptions []string `yaml:"split_options,omitempty" json:"split_options,omitempty"`
+	// ScriptOptions take a value that is shell source (su -c).
+	ScriptOptions []string `yaml:"script_options,omitempty" json:"script_options,omitempty"`
+	// NoExecOptions make the wrapper run nothing (command -v).
+	NoExecOptions []string `yaml:"no_exec_options,omitempty" json:"no_exec_options,omitempty"`
+	// ExecOptions start an embedded command that ends at `;` or `+` (find -exec).
+	ExecOptions []string `yaml:"exec_options,omitempty" json:"exec_options,omitempty"`
+	// AppendsOperands marks a wrapper that adds operands read at run time (xargs): the command gets an
+	// operand that is not known.
+	AppendsOperands bool `yaml:"appends_operands,omitempty" json:"appends_operands,omitempty"`
+}
+
+// ShellRemote names downloaders whose output must not be run as code.
+type ShellRemote struct {
+	// Sources are downloaders (curl, wget).
+	Sources []string `yaml:"sources" json:"sources"`
+	// Sinks are interpreters that run code read from standard input, besides the shell wrappers.
+	Sinks []string `yaml:"sinks,omitempty" json:"sinks,omitempty"`
+}
+
+// ShellReasons are the .Reason texts of a shell policy's own findings.
+type ShellReasons struct {
+	// Unparsable: the command (or a nested script) does not parse; .Error has the parser's message.
+	Unparsable string `yaml:"unparsable,omitempty" json:"unparsable,omitempty"`
+	// Dynamic: a command name or script is only known at run time (with dynamic: deny).
+	Dynamic string `yaml:"dynamic,omitempty" json:"dynamic,omitempty"`
+	// TooDeep: scripts are nested deeper than max_depth.
+	TooDeep string `yaml:"too_deep,omitempty" json:"too_deep,omitempty"`
+	// ForkBomb: a function calls itself in a pipeline or in the background.
+	ForkBomb string `yaml:"fork_bomb,omitempty" json:"fork_bomb,omitempty"`
+	// Remote: a downloader's output is run as code.
+	Remote string `yaml:"remote,omitempty" json:"remote,omitempty"`
+}
+
+// ShellRule blocks a command found by a shell policy. Every condition given must hold.
+type ShellRule struct {
+	// Name identifies the rule (.Rule).
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Commands are command names or shell patterns on names (mkfs.*); a command name that is itself a
+	// pattern (su?o) matches when it can expand to one of them. Empty: any command (with Redirects: any
+	// statement).
+	Commands []string `yaml:"commands,omitempty" json:"commands,omitempty"`
+	// Subcommands: the first operand must be one of these (git push).
+	Subcommands []string `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
+	// Flags are groups of spellings; every group must be present. A spelling is a short option (-r,
+	// found in any cluster: -rf, -fr), a long option (--recursive, also as an unambiguous prefix such as
+	// --rec, or with =value) or a single-dash word option (-delete, matched whole).
+	Flags [][]string `yaml:"flags,omitempty" json:"flags,omitempty"`
+	// OptionsWithValue are the command's options that take a value, so that the value is not an operand.
+	OptionsWithValue []string `yaml:"options_with_value,omitempty" json:"options_with_value,omitempty"`
+	// Operands are regular expressions (RE2); some operand must match one.
+	Operands []string `yaml:"operands,omitempty" json:"operands,omitempty"`
+	// DynamicOperands lets an operand that is only known at run time (and whose known end does not name a
+	// path below it) match Operands.
+	DynamicOperands bool `yaml:"dynamic_operands,omitempty" json:"dynamic_operands,omitempty"`
+	// Args are regular expressions (RE2); some argument (option or operand) must match one.
+	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
+	// Redirects are regular expressions (RE2) on the targets of output redirections; some target must match.
+	Redirects []string `yaml:"redirects,omitempty" json:"redirects,omitempty"`
+	// Reason is the rule's human reason (.Reason).
+	Reason string `yaml:"reason" json:"reason"`
+}
+
+// PolicyExamples are commands with their expected verdicts; a policy that disagrees with its examples does
+// not compile.
+type PolicyExamples struct {
+	// Blocked commands, each with the exact message expected.
+	Blocked []PolicyExample `yaml:"blocked,omitempty" json:"blocked,omitempty"`
+	// Allowed commands.
+	Allowed []string `yaml:"allowed,omitempty" json:"allowed,omitempty"`
+}
+
+// PolicyExample is a command the policy must block.
+type PolicyExample struct {
+	// Command is the command as a model would send it.
+	Command string `yaml:"command" json:"command"`
+	// Message is the exact verdict message expected; empty accepts any.
+	Message string `yaml:"message,omitempty" json:"message,omitempty"`
+	// Decision is deny (the default) or ask (permission policies).
+	Decision string `yaml:"decision,omitempty" json:"decision,omitempty" jsonschema:"enum=deny,enum=ask"`
 }

@@ -62,6 +62,12 @@ type Data struct {
 	Total, Kept, Elided int64
 	// Err is a Go error text, for spawn errors.
 	Err string
+	// Errno, ErrnoName and Strerror describe a spawn error's system error: 20, "ENOTDIR", "Not a directory"
+	// (C's strerror text, as Python's OSError and Node's error codes show it).
+	Errno               int
+	ErrnoName, Strerror string
+	// StdoutKept, StderrKept and OutputKept count the bytes a capture kept (a background shell's buffer).
+	StdoutKept, StderrKept, OutputKept int64
 	// Shell is the shell program (argv[0]).
 	Shell string
 }

@@ -64,7 +64,8 @@ type Shell struct {
 	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
 	SignalExit string `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
 	// SpawnError is the message template for a shell that cannot be started (missing program or working
-	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text). It becomes the spawn_error outcome.
+	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text), .Errno, .ErrnoName, .Strerror. It
+	// becomes the spawn_error outcome.
 	SpawnError string `yaml:"spawn_error,omitempty" json:"spawn_error,omitempty"`
 }
 
@@ -153,8 +154,8 @@ type Timeout struct {
 	Unit string `yaml:"unit" json:"unit" jsonschema:"enum=s,enum=ms"`
 	// Default applies when the parameter is absent (in Unit).
 	Default float64 `yaml:"default" json:"default"`
-	// Null says what JSON null means: default, or none (no timeout at all).
-	Null string `yaml:"null,omitempty" json:"null,omitempty" jsonschema:"enum=default,enum=none"`
+	// OnNull says what JSON null means: default, or none (no timeout at all).
+	OnNull string `yaml:"on_null,omitempty" json:"on_null,omitempty" jsonschema:"enum=default,enum=none"`
 	// Invalid says what a value that is not a number means (with a lenient param): default.
 	Invalid string `yaml:"invalid,omitempty" json:"invalid,omitempty" jsonschema:"enum=default"`
 	// TruncateFraction drops the fractional part (Go's int conversion).
@@ -183,6 +184,9 @@ type Workdir struct {
 	ResolveSymlinks bool `yaml:"resolve_symlinks,omitempty" json:"resolve_symlinks,omitempty"`
 	// Confine fails when the resolved path is outside the workspace; data: .Path (as sent), .Resolved.
 	Confine *Failure `yaml:"confine,omitempty" json:"confine,omitempty"`
+	// MustExist fails when nothing exists at the path (a regular file passes, and then fails to start as a
+	// spawn error with errno ENOTDIR, as Python's exists() check lets it); data: .Path, .Resolved.
+	MustExist *Failure `yaml:"must_exist,omitempty" json:"must_exist,omitempty"`
 	// MustBeDir fails when the path is not an existing directory; data: .Path (as sent), .Resolved.
 	MustBeDir *Failure `yaml:"must_be_dir,omitempty" json:"must_be_dir,omitempty"`
 }

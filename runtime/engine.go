@@ -1,0 +1,160 @@
+// Package runtime executes any agentbash spec: it validates parameters, runs the ordered checks, starts
+// the shell (through runtime/proc, the only code that starts processes), captures and decodes output
+// (runtime/textcap), applies policies (runtime/policy) and shapes each outcome into the value the host
+// receives. It knows no variant by name: everything variant-specific comes from the spec.
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentbash/agentbash/runtime/policy"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// ToolError is an error the tool raises to its host, in the source's own terms: Type is the error class
+// (ValueError, ModelRetry, FileNotFoundError, ToolError, ...), Message its exact text.
+type ToolError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+func (e *ToolError) Error() string { return e.Type + ": " + e.Message }
+
+// Option configures an Engine.
+type Option func(*config)
+
+type config struct {
+	workspace string
+	env       []string
+	envSet    bool
+	argv      []string
+	terminal  io.Writer
+	policy    []policy.Option
+}
+
+// WithWorkspace sets the workspace root: the default working directory and the confinement root.
+// Default: the process's working directory.
+func WithWorkspace(dir string) Option { return func(c *config) { c.workspace = dir } }
+
+// WithEnv sets the environment commands inherit (default os.Environ()).
+func WithEnv(env []string) Option {
+	return func(c *config) { c.env, c.envSet = append([]string(nil), env...), true }
+}
+
+// WithShell overrides the spec's shell argv (the command is appended).
+func WithShell(argv ...string) Option {
+	return func(c *config) { c.argv = append([]string(nil), argv...) }
+}
+
+// WithTerminal is where output goes when a call asks not to capture it (default: discarded).
+func WithTerminal(w io.Writer) Option { return func(c *config) { c.terminal = w } }
+
+// WithPolicyOptions passes host settings to the spec's policies (for example a permission rule set).
+func WithPolicyOptions(opts ...policy.Option) Option {
+	return func(c *config) { c.policy = append(c.policy, opts...) }
+}
+
+// Engine runs the tools of one variant. It is safe for concurrent use. Close ends every process it left
+// running.
+type Engine struct {
+	v        *spec.Variant
+	cfg      config
+	tools    map[string]*tool
+	policies map[string]policy.Checker
+	bg       *registry
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New compiles a variant for execution: templates, policies (with their examples), limits.
+func New(v *spec.Variant, opts ...Option) (*Engine, error) {
+	e := &Engine{v: v, tools: map[string]*tool{}}
+	for _, o := range opts {
+		o(&e.cfg)
+	}
+	if e.cfg.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		e.cfg.workspace = wd
+	}
+	abs, err := filepath.Abs(e.cfg.workspace)
+	if err != nil {
+		return nil, err
+	}
+	e.cfg.workspace = abs
+	if !e.cfg.envSet {
+		e.cfg.env = os.Environ()
+	}
+	if e.cfg.terminal == nil {
+		e.cfg.terminal = io.Discard
+	}
+	if len(e.cfg.argv) == 0 {
+		e.cfg.argv = v.Shell.Argv
+	}
+	e.policies, err = policy.CompileAll(v.Policies, e.cfg.policy...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.File, err)
+	}
+	for i := range v.Tools {
+		t, err := compileTool(v, &v.Tools[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: tool %s: %w", v.File, v.Tools[i].Name, err)
+		}
+		e.tools[t.spec.Name] = t
+	}
+	e.bg = newRegistry(v.Background)
+	return e, nil
+}
+
+// Variant returns the spec the engine runs.
+func (e *Engine) Variant() *spec.Variant { return e.v }
+
+// Workspace returns the absolute workspace root.
+func (e *Engine) Workspace() string { return e.cfg.workspace }
+
+// Policy returns the compiled policy with this name.
+func (e *Engine) Policy(name string) (policy.Checker, bool) {
+	c, ok := e.policies[name]
+	return c, ok
+}
+
+// Call runs one tool call with the parameters a model sent and returns the tool's result as the host
+// receives it: a JSON object, or a JSON string for text tools. A raised error is a *ToolError; any other
+// error (a cancelled context, a closed engine, an unknown tool) is the caller's.
+func (e *Engine) Call(ctx context.Context, toolName string, params json.RawMessage) (json.RawMessage, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("agentbash: engine is closed")
+	}
+	t, ok := e.tools[toolName]
+	if !ok {
+		return nil, fmt.Errorf("agentbash: variant %s has no tool %q", e.v.ID, toolName)
+	}
+	c := &call{e: e, t: t, ctx: ctx, started: time.Now()}
+	return c.run(params)
+}
+
+// Close kills and reaps every process the engine left running (background shells) and waits for them.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	e.mu.Unlock()
+	e.bg.close()
+	return nil
+}

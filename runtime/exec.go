@@ -1,0 +1,357 @@
+package runtime
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agentbash/agentbash/runtime/proc"
+	"github.com/agentbash/agentbash/runtime/textcap"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// safetyCap bounds a stream that its spec does not truncate: memory stays bounded whatever the output.
+const safetyCap = 8 << 20
+
+// streams are the captures of one run: stdout and stderr, or one combined stream.
+type streams struct {
+	out      *spec.Output
+	combined bool
+	stdout   *textcap.Capture
+	stderr   *textcap.Capture
+	output   *textcap.Capture
+	// rope marks streams held whole-or-head/tail for a result-level truncation.
+	rope bool
+}
+
+func newStreams(t *tool) *streams {
+	o := t.spec.Output
+	if o == nil {
+		o = &spec.Output{}
+	}
+	s := &streams{out: o, combined: o.Capture == "combined"}
+	cfg := textcap.Config{Decode: decodeMode(o.Decode), Universal: o.Newlines == "universal", Strip: o.Strip}
+	switch {
+	case o.Truncate != nil:
+		cfg.Unit, cfg.Head, cfg.Tail = capacity(o.Truncate)
+	case resultTruncate(t) != nil:
+		s.rope = true
+		cfg.Unit, cfg.Head, cfg.Tail = capacity(resultTruncate(t))
+	default:
+		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
+	}
+	if s.combined {
+		s.output = textcap.New(cfg)
+	} else {
+		s.stdout, s.stderr = textcap.New(cfg), textcap.New(cfg)
+	}
+	return s
+}
+
+// resultTruncate is the first result-level truncation of a tool, which sizes the stream captures.
+func resultTruncate(t *tool) *spec.Truncate {
+	for _, sh := range t.spec.Results.Cases {
+		if sh.Truncate != nil {
+			return sh.Truncate
+		}
+	}
+	return nil
+}
+
+// capacity is what a capture must keep for a truncation rule to be applied exactly.
+func capacity(tr *spec.Truncate) (textcap.Unit, int, int) {
+	unit := textcap.Bytes
+	if tr.Unit == "chars" {
+		unit = textcap.Chars
+	}
+	head := max(tr.Limit, tr.Head, tr.TailThreshold)
+	tail := tr.Tail
+	if tr.Keep == "tail" && tail == 0 {
+		tail = tr.Limit
+	}
+	return unit, head, tail
+}
+
+func decodeMode(s string) textcap.Decode {
+	switch s {
+	case "strict":
+		return textcap.Strict
+	case "ignore":
+		return textcap.Ignore
+	case "raw":
+		return textcap.Raw
+	}
+	return textcap.Replace
+}
+
+func (s *streams) writers() (stdout, stderr io.Writer) {
+	if s.combined {
+		return s.output, s.output
+	}
+	return s.stdout, s.stderr
+}
+
+func (s *streams) close() {
+	for _, c := range []*textcap.Capture{s.stdout, s.stderr, s.output} {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// exec runs the command: in the foreground until exit or timeout, or into the background registry.
+func (c *call) exec() (json.RawMessage, error) {
+	t := c.t
+	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	env := c.env()
+	st := newStreams(t)
+	if c.wantsBackground() {
+		// A background shell keeps its own bounded buffers, one per stream, for later polls.
+		st = newBackgroundStreams(c.e.bg.cfg)
+	}
+	stdout, stderr := st.writers()
+	if p := t.roles["capture"]; p != nil {
+		if capture, ok := c.params[p.Name].(bool); ok && !capture {
+			stdout, stderr = c.e.cfg.terminal, c.e.cfg.terminal
+		}
+	}
+	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined, Grace: t.grace}
+	if c.e.v.Shell.Embedded {
+		ps.Argv, ps.Embedded = nil, c.data.Command
+	}
+	if err := c.e.bg.reserve(c.wantsBackground()); err != nil {
+		return nil, c.failBackground(err)
+	}
+	p, err := proc.Start(ps)
+	if err != nil {
+		c.e.bg.unreserve(c.wantsBackground())
+		c.data.Err = err.Error()
+		c.setErrno(err)
+		c.data.Message = err.Error()
+		if tmpl := c.e.v.Shell.SpawnError; tmpl != "" {
+			if msg, rerr := t.tmpl.render(tmpl, &c.data); rerr == nil {
+				c.data.Message = msg
+			}
+		}
+		c.data.ExitCode = 1
+		return c.outcome("spawn_error")
+	}
+	c.data.Pid = p.Pid()
+	c.data.Started = time.Now().UTC().Format(time.RFC3339)
+
+	if c.wantsBackground() {
+		sh := c.e.bg.add(p, st, c.data.Command, c.started)
+		c.data.ShellID = sh.id
+		c.data.Running = true
+		return c.outcome("background")
+	}
+
+	var expired <-chan time.Time
+	if c.hasTimeout {
+		if c.expireNow {
+			now := make(chan time.Time, 1)
+			now <- time.Now()
+			expired = now
+		} else {
+			timer := time.NewTimer(c.timeout)
+			defer timer.Stop()
+			expired = timer.C
+		}
+	}
+	select {
+	case <-p.Done():
+	case <-expired:
+		select {
+		case <-p.Done(): // finished in the same instant: it is an exit
+		default:
+			if t.spec.Timeout.Expiry == "background" {
+				sh := c.e.bg.adopt(p, st, c.data.Command, c.started)
+				c.data.ShellID = sh.id
+				c.data.Running = true
+				c.fillStreams(st.snapshots())
+				return c.outcome("background")
+			}
+			p.Kill()
+			<-p.Done()
+			st.close()
+			c.data.TimedOut = true
+			c.fillExit(p.Exit())
+			c.fillStreams(st.snapshots())
+			return c.outcome("timeout")
+		}
+	case <-c.ctx.Done():
+		p.Kill()
+		<-p.Done()
+		return nil, c.ctx.Err()
+	}
+	st.close()
+	c.fillExit(p.Exit())
+	snaps := st.snapshots()
+	if err := c.decodeFailure(snaps); err != nil {
+		return nil, err
+	}
+	c.fillStreams(snaps)
+	if c.data.ExitCode == 0 && c.data.Signal == 0 {
+		c.data.Success = true
+		return c.outcome("success")
+	}
+	return c.outcome("failure")
+}
+
+func (c *call) wantsBackground() bool {
+	p := c.t.roles["background"]
+	if p == nil {
+		return false
+	}
+	b, _ := c.params[p.Name].(bool)
+	return b
+}
+
+// env is the inherited environment with the env parameter's pairs merged over it.
+func (c *call) env() []string {
+	env := c.e.cfg.env
+	p := c.t.roles["env"]
+	if p == nil {
+		return env
+	}
+	extra, _ := c.params[p.Name].(map[string]any)
+	if len(extra) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(extra))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := extra[k]; !over {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range extra {
+		s, _ := v.(string)
+		out = append(out, k+"="+s)
+	}
+	return out
+}
+
+func (c *call) fillExit(x proc.Exit) {
+	c.data.Signal = int(x.Signal)
+	c.data.ExitCode = x.Code
+	if x.Signal != 0 {
+		sig := int(x.Signal)
+		switch c.e.v.Shell.SignalExit {
+		case "zero":
+			c.data.ExitCode = 0
+		case "minus_one":
+			c.data.ExitCode = -1
+		case "shell":
+			c.data.ExitCode = 128 + sig
+		default:
+			c.data.ExitCode = -sig
+		}
+	}
+}
+
+// snapshots are the streams' texts at one moment.
+type snapshots struct {
+	stdout, stderr, output *textcap.Snapshot
+}
+
+func (s *streams) snapshots() snapshots {
+	var out snapshots
+	snap := func(c *textcap.Capture) *textcap.Snapshot {
+		if c == nil {
+			return nil
+		}
+		s := c.Snapshot()
+		return &s
+	}
+	out.stdout, out.stderr, out.output = snap(s.stdout), snap(s.stderr), snap(s.output)
+	return out
+}
+
+// decodeFailure reports the first strict decoding error, stdout before stderr (Python decodes them in
+// that order).
+func (c *call) decodeFailure(s snapshots) error {
+	o := c.t.spec.Output
+	if o == nil || o.DecodeError == nil {
+		return nil
+	}
+	for _, sn := range []*textcap.Snapshot{s.output, s.stdout, s.stderr} {
+		if sn != nil && sn.Err != nil {
+			c.data.Message = sn.Err.Error()
+			return c.fail(o.DecodeError)
+		}
+	}
+	return nil
+}
+
+// fillStreams sets the stream texts, truncated per stream as the spec says.
+func (c *call) fillStreams(s snapshots) {
+	c.data.Stdout, c.data.StdoutTruncated, c.data.StdoutBytes = c.streamText(s.stdout)
+	c.data.Stderr, c.data.StderrTruncated, c.data.StderrBytes = c.streamText(s.stderr)
+	c.data.Output, c.data.OutputTruncated, c.data.OutputBytes = c.streamText(s.output)
+	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated || c.data.OutputTruncated
+	c.snaps = s
+}
+
+func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
+	if sn == nil {
+		return "", false, 0
+	}
+	o := c.t.spec.Output
+	total := sn.Bytes
+	var text string
+	truncated := false
+	switch {
+	case o != nil && o.Truncate != nil:
+		var err error
+		text, truncated, err = sn.Truncate(c.limit(o.Truncate))
+		if err != nil {
+			text = sn.Head
+		}
+	case !sn.Complete && !c.ropeStreams():
+		// Beyond the runtime's safety bound: keep what was kept.
+		text, truncated = sn.Head, true
+	default:
+		text = sn.Head
+	}
+	if o != nil && o.Decode == "raw" && o.Sanitize != "" {
+		text = textcap.Sanitize(text, o.Sanitize == "per_byte")
+	}
+	return text, truncated, total
+}
+
+func (c *call) ropeStreams() bool {
+	return (c.t.spec.Output == nil || c.t.spec.Output.Truncate == nil) && resultTruncate(c.t) != nil
+}
+
+// limit turns a spec truncation into textcap's, with the marker rendered from the spec's template.
+func (c *call) limit(tr *spec.Truncate) textcap.Limit {
+	l := textcap.Limit{Limit: tr.Limit, Head: tr.Head, Tail: tr.Tail, TailThreshold: tr.TailThreshold}
+	l.Unit = textcap.Bytes
+	if tr.Unit == "chars" {
+		l.Unit = textcap.Chars
+	}
+	switch tr.Keep {
+	case "tail":
+		l.Keep = textcap.Tail
+	case "head_tail":
+		l.Keep = textcap.HeadTail
+	default:
+		l.Keep = textcap.Head
+	}
+	l.CutDecode = textcap.Replace
+	switch {
+	case tr.CutDecode == "ignore":
+		l.CutDecode = textcap.Ignore
+	case c.t.spec.Output != nil && c.t.spec.Output.Decode == "raw":
+		l.CutDecode = textcap.Raw
+	}
+	marker := tr.Marker
+	l.Marker = func(total, kept, elided int64) string {
+		d := spec.Data{Total: total, Kept: kept, Elided: elided}
+		s, _ := c.t.tmpl.render(marker, &d)
+		return s
+	}
+	return l
+}

@@ -1,0 +1,205 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentbash/agentbash/runtime/textcap"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// outcome renders the result case for an outcome.
+func (c *call) outcome(name string) (json.RawMessage, error) { return c.render(name) }
+
+// render shapes the call's data with the named result case (success and failure fall back to exit).
+func (c *call) render(name string) (json.RawMessage, error) {
+	cases := c.t.spec.Results.Cases
+	sh, ok := cases[name]
+	if !ok && (name == "success" || name == "failure") {
+		sh, ok = cases["exit"]
+	}
+	if !ok {
+		if name == "spawn_error" {
+			return nil, &ToolError{Type: "OSError", Message: c.data.Message}
+		}
+		return nil, fmt.Errorf("agentbash: tool %s has no result case %q", c.t.spec.Name, name)
+	}
+	if sh.Raise != nil {
+		msg, err := c.t.tmpl.render(sh.Raise.Message, &c.data)
+		if err != nil {
+			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
+		}
+		return nil, &ToolError{Type: sh.Raise.Type, Message: msg}
+	}
+	if sh.Text != nil {
+		text, err := c.renderText(*sh.Text, sh.Truncate)
+		if err != nil {
+			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
+		}
+		return marshalString(text), nil
+	}
+	var b bytes.Buffer
+	if err := c.writeObject(&b, sh.Fields, sh.Truncate); err != nil {
+		return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// renderText renders a text template; with a result-level truncation the streams enter as placeholders,
+// so the cut is computed over the whole text without holding the streams whole.
+func (c *call) renderText(tmpl string, tr *spec.Truncate) (string, error) {
+	if tr == nil {
+		return c.t.tmpl.render(tmpl, &c.data)
+	}
+	d := c.data
+	var pieces map[string]*textcap.Snapshot
+	if c.ropeStreams() {
+		pieces = map[string]*textcap.Snapshot{}
+		nonce := make([]byte, 12)
+		_, _ = rand.Read(nonce)
+		tag := "\x00agentbash-" + hex.EncodeToString(nonce) + "-"
+		mark := func(field *string, sn *textcap.Snapshot, n int) {
+			if sn == nil || sn.Bytes == 0 {
+				*field = ""
+				return
+			}
+			tok := tag + strconv.Itoa(n) + "\x00"
+			pieces[tok] = sn
+			*field = tok
+		}
+		mark(&d.Stdout, c.snaps.stdout, 0)
+		mark(&d.Stderr, c.snaps.stderr, 1)
+		mark(&d.Output, c.snaps.output, 2)
+	}
+	text, err := c.t.tmpl.render(tmpl, &d)
+	if err != nil {
+		return "", err
+	}
+	rope := splitRope(text, pieces)
+	out, _, err := rope.Truncate(c.limit(tr))
+	return out, err
+}
+
+// splitRope cuts a rendered text at the stream placeholders.
+func splitRope(text string, pieces map[string]*textcap.Snapshot) textcap.Rope {
+	var rope textcap.Rope
+	for len(pieces) > 0 {
+		at, tok := -1, ""
+		for t := range pieces {
+			if i := strings.Index(text, t); i >= 0 && (at < 0 || i < at) {
+				at, tok = i, t
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if at > 0 {
+			rope = append(rope, textcap.Piece{Text: text[:at]})
+		}
+		rope = append(rope, textcap.Piece{Snap: pieces[tok]})
+		text = text[at+len(tok):]
+	}
+	if text != "" {
+		rope = append(rope, textcap.Piece{Text: text})
+	}
+	return rope
+}
+
+func marshalString(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// writeObject writes the fields as one JSON object, in order.
+func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Truncate) error {
+	b.WriteByte('{')
+	for i := range fields {
+		f := &fields[i]
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(marshalString(f.Name))
+		b.WriteByte(':')
+		if err := c.writeValue(b, f, tr); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) error {
+	switch f.Type {
+	case "object":
+		return c.writeObject(b, f.Fields, tr)
+	case "array":
+		b.WriteByte('[')
+		for i := range f.Fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := c.writeValue(b, &f.Fields[i], tr); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	if f.Const != nil {
+		raw, err := json.Marshal(f.Const)
+		if err != nil {
+			return err
+		}
+		b.Write(raw)
+		return nil
+	}
+	s, err := c.t.tmpl.render(f.Value, &c.data)
+	if err != nil {
+		return err
+	}
+	switch f.Type {
+	case "string":
+		if tr != nil {
+			if s, _, err = (textcap.Rope{{Text: s}}).Truncate(c.limit(tr)); err != nil {
+				return err
+			}
+		}
+		b.Write(marshalString(s))
+	case "integer":
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", s)
+		}
+		b.WriteString(strconv.FormatInt(n, 10))
+	case "number":
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		raw, _ := json.Marshal(x)
+		b.Write(raw)
+	case "boolean":
+		v, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%q is not a boolean", s)
+		}
+		b.WriteString(strconv.FormatBool(v))
+	case "json":
+		s = strings.TrimSpace(s)
+		if !json.Valid([]byte(s)) {
+			return fmt.Errorf("%q is not JSON", s)
+		}
+		b.WriteString(s)
+	default:
+		return fmt.Errorf("unknown field type %q", f.Type)
+	}
+	return nil
+}
