@@ -1,0 +1,74 @@
+package variants_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentbash/agentbash/spec"
+	"github.com/agentbash/agentbash/variants"
+)
+
+// builtinIDs are the variants every build must carry.
+var builtinIDs = []string{"agentrail", "codegensandbox", "rye", "toolregistry", "tunacode"}
+
+func TestBuiltinsLoad(t *testing.T) {
+	ids := variants.IDs()
+	for _, want := range builtinIDs {
+		found := false
+		for _, id := range ids {
+			found = found || id == want
+		}
+		if !found {
+			t.Errorf("built-in %q is not embedded (IDs: %v)", want, ids)
+		}
+	}
+	for _, id := range ids {
+		t.Run(id, func(t *testing.T) {
+			v, err := variants.Spec(id)
+			if err != nil {
+				t.Fatalf("variants.Spec(%q): %v", id, err)
+			}
+			if v.ID != id {
+				t.Errorf("id is %q, want the folder name %q", v.ID, id)
+			}
+			if v.Source.Seed == "" || v.Source.Repo == "" || v.Source.Path == "" || v.Source.Commit == "" {
+				t.Errorf("source must cite seed, repo, path and commit: %+v", v.Source)
+			}
+			if len(v.Hosts) == 0 {
+				t.Errorf("hosts is empty")
+			}
+			if len(v.Deviations) == 0 {
+				t.Errorf("deviations is empty: every built-in differs from upstream at least in process handling")
+			}
+		})
+	}
+}
+
+// TestSpecFilesLoad loads each file from disk as `agentbash spec validate` would, and checks the editor
+// schema line every spec starts with.
+func TestSpecFilesLoad(t *testing.T) {
+	for _, id := range builtinIDs {
+		t.Run(id, func(t *testing.T) {
+			path := filepath.Join(id, id+".yaml")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(string(data), "\n")
+			if first != "# yaml-language-server: $schema=../../spec/schema.json" {
+				t.Errorf("first line is %q, want the yaml-language-server schema comment", first)
+			}
+			if _, err := spec.Load(path); err != nil {
+				t.Fatalf("spec.Load: %v", err)
+			}
+		})
+	}
+}
+
+func TestUnknownVariant(t *testing.T) {
+	if _, err := variants.Spec("no_such_variant"); err == nil {
+		t.Fatal("variants.Spec of an unknown id: want an error")
+	}
+}
