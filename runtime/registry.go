@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -13,14 +16,19 @@ import (
 	"github.com/google/uuid"
 )
 
+// defaultRetain is how many completed shells stay pollable when the spec does not say.
+const defaultRetain = 100
+
 // registry holds the processes that outlive their call: shells started in the background and foreground
-// runs whose timeout moved them there. Output stays bounded; Close kills and reaps everything.
+// runs whose timeout moved them there. Output stays bounded; completed shells are retained up to a limit;
+// close kills and reaps everything.
 type registry struct {
 	cfg *spec.Background
 
 	mu       sync.Mutex
 	shells   map[string]*bgShell
-	live     int // running, reserved included
+	finished []string // ids of completed shells, oldest first
+	live     int      // running, reserved included
 	closed   bool
 	watchers sync.WaitGroup
 }
@@ -32,6 +40,8 @@ type bgShell struct {
 	st      *streams
 	command string
 	started time.Time
+	// done closes once the process is reaped and its output drained and closed: status completed.
+	done chan struct{}
 
 	mu     sync.Mutex
 	polled [2]int // bytes of stdout and stderr already returned, for poll: new
@@ -69,7 +79,7 @@ func (r *registry) unreserve(want bool) {
 }
 
 func (r *registry) newID(p *proc.Process) string {
-	if r.cfg != nil && r.cfg.IDs == "pid" {
+	if r.cfg != nil && r.cfg.IDs == "pid" && p.Pid() > 0 {
 		return strconv.Itoa(p.Pid())
 	}
 	return uuid.NewString()
@@ -86,7 +96,7 @@ func (r *registry) adopt(p *proc.Process, st *streams, command string, started t
 }
 
 func (r *registry) register(p *proc.Process, st *streams, command string, started time.Time, count bool) *bgShell {
-	sh := &bgShell{id: r.newID(p), p: p, st: st, command: command, started: started}
+	sh := &bgShell{id: r.newID(p), p: p, st: st, command: command, started: started, done: make(chan struct{})}
 	r.mu.Lock()
 	if count {
 		r.live++
@@ -95,18 +105,35 @@ func (r *registry) register(p *proc.Process, st *streams, command string, starte
 	closed := r.closed
 	r.watchers.Add(1)
 	r.mu.Unlock()
-	go func() {
-		defer r.watchers.Done()
-		<-p.Done()
-		st.close()
-		r.mu.Lock()
-		r.live--
-		r.mu.Unlock()
-	}()
+	go r.watch(sh)
 	if closed {
 		p.Kill()
 	}
 	return sh
+}
+
+// watch waits for a shell to end, then marks it completed: only after its pipes are drained, so a poll
+// that sees "completed" sees all the output.
+func (r *registry) watch(sh *bgShell) {
+	defer r.watchers.Done()
+	<-sh.p.Done()
+	sh.st.close()
+	close(sh.done)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.live--
+	if _, ok := r.shells[sh.id]; !ok {
+		return // removed (killed) already
+	}
+	r.finished = append(r.finished, sh.id)
+	retain := defaultRetain
+	if r.cfg != nil && r.cfg.Retain > 0 {
+		retain = r.cfg.Retain
+	}
+	for len(r.finished) > retain {
+		delete(r.shells, r.finished[0])
+		r.finished = r.finished[1:]
+	}
 }
 
 func (r *registry) get(id string) (*bgShell, bool) {
@@ -118,8 +145,14 @@ func (r *registry) get(id string) (*bgShell, bool) {
 
 func (r *registry) remove(id string) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.shells, id)
-	r.mu.Unlock()
+	for i, f := range r.finished {
+		if f == id {
+			r.finished = append(r.finished[:i], r.finished[i+1:]...)
+			break
+		}
+	}
 }
 
 // close kills every process and waits until each is reaped and drained.
@@ -183,19 +216,19 @@ func (c *call) poll() (json.RawMessage, error) {
 		return nil, err
 	}
 	select {
-	case <-sh.p.Done():
+	case <-sh.done:
 		c.fillExit(sh.p.Exit())
 	default:
 		c.data.Running = true
 	}
 	snaps := sh.st.snapshots()
-	sh.mu.Lock()
 	out, errText := snaps.stdout.Head, snaps.stderr.Head
 	if c.e.bg.cfg != nil && c.e.bg.cfg.Poll == "new" {
+		sh.mu.Lock()
 		out, errText = out[min(sh.polled[0], len(out)):], errText[min(sh.polled[1], len(errText)):]
 		sh.polled = [2]int{len(snaps.stdout.Head), len(snaps.stderr.Head)}
+		sh.mu.Unlock()
 	}
-	sh.mu.Unlock()
 	c.data.Stdout = textcap.Sanitize(out, true)
 	c.data.Stderr = textcap.Sanitize(errText, true)
 	c.data.StdoutBytes, c.data.StderrBytes = snaps.stdout.Bytes, snaps.stderr.Bytes
@@ -206,15 +239,107 @@ func (c *call) poll() (json.RawMessage, error) {
 	return c.render("ok")
 }
 
-// kill ends a background shell's process group and waits for it.
+// kill ends a background shell's process group, waits for it and removes it from the registry.
 func (c *call) kill() (json.RawMessage, error) {
 	sh, err := c.shellFor()
 	if err != nil {
 		return nil, err
 	}
 	sh.p.Kill()
-	<-sh.p.Done()
+	<-sh.done
 	c.fillExit(sh.p.Exit())
 	c.e.bg.remove(sh.id)
 	return c.render("ok")
+}
+
+// Shell describes a process in the background registry.
+type Shell struct {
+	ID      string
+	Pid     int
+	Command string
+	Started time.Time
+	// Running is false once the process has exited and its output is drained.
+	Running bool
+	// ExitCode and Signal are set once Running is false (Signal 0 for a normal exit).
+	ExitCode int
+	Signal   int
+	// Stdout and Stderr are the output kept so far (each bounded by the spec's limits; for a combined
+	// capture, Stdout holds both).
+	Stdout, Stderr string
+	// StdoutBytes and StderrBytes count all output seen; Truncated reports that not all of it was kept.
+	StdoutBytes, StderrBytes         int64
+	StdoutTruncated, StderrTruncated bool
+}
+
+func (sh *bgShell) describe() Shell {
+	s := Shell{ID: sh.id, Pid: sh.p.Pid(), Command: sh.command, Started: sh.started, Running: true}
+	select {
+	case <-sh.done:
+		x := sh.p.Exit()
+		s.Running, s.ExitCode, s.Signal = false, x.Code, int(x.Signal)
+	default:
+	}
+	snaps := sh.st.snapshots()
+	out, errs := snaps.stdout, snaps.stderr
+	if snaps.output != nil {
+		out = snaps.output
+	}
+	if out != nil {
+		s.Stdout, s.StdoutBytes, s.StdoutTruncated = out.Head, out.Bytes, !out.Complete
+	}
+	if errs != nil {
+		s.Stderr, s.StderrBytes, s.StderrTruncated = errs.Head, errs.Bytes, !errs.Complete
+	}
+	return s
+}
+
+// Shells lists the background registry, oldest first.
+func (e *Engine) Shells() []Shell {
+	e.bg.mu.Lock()
+	all := make([]*bgShell, 0, len(e.bg.shells))
+	for _, sh := range e.bg.shells {
+		all = append(all, sh)
+	}
+	e.bg.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].started.Before(all[j].started) })
+	out := make([]Shell, len(all))
+	for i, sh := range all {
+		out[i] = sh.describe()
+	}
+	return out
+}
+
+// Shell reports one background shell by id (a uuid, or the pid as a decimal string, as the spec says).
+func (e *Engine) Shell(id string) (Shell, bool) {
+	sh, ok := e.bg.get(id)
+	if !ok {
+		return Shell{}, false
+	}
+	return sh.describe(), true
+}
+
+// WaitShell waits until a background shell has completed (output drained) or ctx ends.
+func (e *Engine) WaitShell(ctx context.Context, id string) (Shell, error) {
+	sh, ok := e.bg.get(id)
+	if !ok {
+		return Shell{}, fmt.Errorf("agentbash: unknown shell %q", id)
+	}
+	select {
+	case <-sh.done:
+		return sh.describe(), nil
+	case <-ctx.Done():
+		return sh.describe(), ctx.Err()
+	}
+}
+
+// KillShell kills a background shell's process group, waits for it, and removes it from the registry.
+func (e *Engine) KillShell(id string) error {
+	sh, ok := e.bg.get(id)
+	if !ok {
+		return fmt.Errorf("agentbash: unknown shell %q", id)
+	}
+	sh.p.Kill()
+	<-sh.done
+	e.bg.remove(id)
+	return nil
 }

@@ -266,10 +266,10 @@ type Shape struct {
 // Field is one field of a JSON result. Value is a text/template whose output is converted to Type; object
 // and array fields have Fields (an array's Fields are its elements, each an object given by its Fields).
 type Field struct {
-	Name  string  `yaml:"name" json:"name"`
-	Type  string  `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object,enum=array,enum=json"`
-	Value string  `yaml:"value,omitempty" json:"value,omitempty"`
-	Const any     `yaml:"const,omitempty" json:"const,omitempty"`
+	Name   string  `yaml:"name" json:"name"`
+	Type   string  `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object,enum=array,enum=json"`
+	Value  string  `yaml:"value,omitempty" json:"value,omitempty"`
+	Const  any     `yaml:"const,omitempty" json:"const,omitempty"`
 	Fields []Field `yaml:"fields,omitempty" json:"fields,omitempty"`
 	// Doc describes the field for the generated Go type.
 	Doc string `yaml:"doc,omitempty" json:"doc,omitempty"`
@@ -285,6 +285,9 @@ type Background struct {
 	Poll string `yaml:"poll,omitempty" json:"poll,omitempty" jsonschema:"enum=all,enum=new"`
 	// MaxLive limits running background processes; past it a start fails with LimitError.
 	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty"`
+	// Retain is how many completed shells stay pollable; past it the oldest completed one is removed
+	// (default 100), so a long session's registry does not grow without bound.
+	Retain int `yaml:"retain,omitempty" json:"retain,omitempty"`
 	// LimitError is the failure when MaxLive is reached; data: .Max.
 	LimitError *Failure `yaml:"limit_error,omitempty" json:"limit_error,omitempty"`
 	// UnknownID is the failure for an id that is not registered; data: .ID.
