@@ -240,18 +240,17 @@ func (c *call) check(ch *spec.Check) error {
 		if verdict.Allowed {
 			return nil
 		}
-		// The policy renders its own message; its Failure says whether it is raised or rendered.
+		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
+		// it is raised or rendered as a result case.
 		c.data.Message = verdict.Message
 		f := verdict.Fail
-		if f == nil || f.Type != "" {
-			typ := "PolicyError"
-			if f != nil {
-				typ = f.Type
-			}
-			return &failed{err: &ToolError{Type: typ, Message: verdict.Message}}
+		if f == nil {
+			return &failed{err: &ToolError{Type: "PolicyError", Message: verdict.Message}}
 		}
-		res, err := c.render(f.Result)
-		return &failed{res: res, err: err}
+		if f.Message == "" {
+			f = &spec.Failure{Type: f.Type, Result: f.Result, Message: "{{.Message}}"}
+		}
+		return c.fail(f)
 	}
 	return nil
 }
@@ -374,7 +373,10 @@ func (c *call) applyWorkdir() error {
 		c.data.Cwd = sent
 	}
 	if w.Confine != nil {
-		root := resolveLenient(ws)
+		root := ws
+		if w.ResolveSymlinks {
+			root = resolveLenient(ws)
+		}
 		if !within(root, resolved) {
 			return c.fail(w.Confine)
 		}

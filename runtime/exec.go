@@ -37,7 +37,7 @@ func newStreams(t *tool) *streams {
 		cfg.Unit, cfg.Head, cfg.Tail = capacity(o.Truncate)
 	case resultTruncate(t) != nil:
 		s.rope = true
-		cfg.Unit, cfg.Head, cfg.Tail = capacity(resultTruncate(t))
+		cfg.Unit, cfg.Head, cfg.Tail = resultCapacity(t)
 	default:
 		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
 	}
@@ -49,7 +49,7 @@ func newStreams(t *tool) *streams {
 	return s
 }
 
-// resultTruncate is the first result-level truncation of a tool, which sizes the stream captures.
+// resultTruncate reports a result-level truncation of the tool (any case's), or nil.
 func resultTruncate(t *tool) *spec.Truncate {
 	for _, sh := range t.spec.Results.Cases {
 		if sh.Truncate != nil {
@@ -57,6 +57,18 @@ func resultTruncate(t *tool) *spec.Truncate {
 		}
 	}
 	return nil
+}
+
+// resultCapacity sizes the stream captures for every result-level truncation of the tool: the largest
+// head and tail any case needs (the spec checks that they share one unit).
+func resultCapacity(t *tool) (unit textcap.Unit, head, tail int) {
+	for _, sh := range t.spec.Results.Cases {
+		if sh.Truncate != nil {
+			u, h, tl := capacity(sh.Truncate)
+			unit, head, tail = u, max(head, h), max(tail, tl)
+		}
+	}
+	return unit, head, tail
 }
 
 // capacity is what a capture must keep for a truncation rule to be applied exactly.

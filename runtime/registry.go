@@ -222,6 +222,10 @@ func (c *call) poll() (json.RawMessage, error) {
 		c.data.Running = true
 	}
 	snaps := sh.st.snapshots()
+	if snaps.output != nil {
+		// A run adopted from the foreground with a combined capture: its one stream reads as stdout.
+		snaps.stdout, snaps.stderr = snaps.output, &textcap.Snapshot{Complete: true}
+	}
 	out, errText := snaps.stdout.Head, snaps.stderr.Head
 	if c.e.bg.cfg != nil && c.e.bg.cfg.Poll == "new" {
 		sh.mu.Lock()

@@ -161,17 +161,21 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		b.Write(raw)
 		return nil
 	}
+	if f.Type == "string" && tr != nil {
+		// Under a result-level truncation each string field is cut as a whole, streams included.
+		s, err := c.renderText(f.Value, tr)
+		if err != nil {
+			return err
+		}
+		b.Write(marshalString(s))
+		return nil
+	}
 	s, err := c.t.tmpl.render(f.Value, &c.data)
 	if err != nil {
 		return err
 	}
 	switch f.Type {
 	case "string":
-		if tr != nil {
-			if s, _, err = (textcap.Rope{{Text: s}}).Truncate(c.limit(tr)); err != nil {
-				return err
-			}
-		}
 		b.Write(marshalString(s))
 	case "integer":
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)

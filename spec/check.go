@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -23,7 +24,7 @@ func (c *checker) errf(pointer, format string, args ...any) {
 // functions before anything runs.
 var sample = Data{
 	Tool: "bash", Params: map[string]any{"command": "echo hi"}, Command: "echo hi", Workspace: "/w", Cwd: "/w",
-	Timeout: 1.0, TimeoutValue: 1, ExitCode: 1, Signal: 9, Success: true, TimedOut: true, Stdout: "o",
+	Timeout: json.Number("1"), TimeoutValue: 1, ExitCode: 1, Signal: 9, Success: true, TimedOut: true, Stdout: "o",
 	Stderr: "e", Output: "oe", StdoutTruncated: true, StderrTruncated: true, OutputTruncated: true,
 	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
 	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
@@ -253,6 +254,32 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	unit := ""
+	for _, name := range names {
+		if tr := cases[name].Truncate; tr != nil {
+			if unit != "" && tr.Unit != unit {
+				c.errf(ptr+"/results/cases/"+name+"/truncate/unit", "result-level truncations of one tool share a unit (%s, not %s)", unit, tr.Unit)
+			}
+			unit = tr.Unit
+		}
+	}
+	if _, ok := roles["background"]; ok && kind == "exec" {
+		if _, ok := cases["background"]; !ok {
+			c.errf(ptr+"/results/cases", "parameter %q has role background: the tool needs a \"background\" result case", roles["background"])
+		}
+	}
+	for i, ch := range t.Checks {
+		if ch.Policy == "" {
+			continue
+		}
+		for _, p := range v.Policies {
+			if p.Name == ch.Policy && p.Fail != nil && p.Fail.Result != "" {
+				if _, ok := cases[p.Fail.Result]; !ok {
+					c.errf(ptr+"/checks/"+strconv.Itoa(i)+"/policy", "policy %q renders result case %q, which the tool does not have", p.Name, p.Fail.Result)
+				}
+			}
+		}
+	}
 	for _, name := range names {
 		c.shape(ptr+"/results/cases/"+name, t.Results.Format, cases[name], cases)
 	}

@@ -104,19 +104,25 @@ var Funcs = template.FuncMap{
 	// pynum formats a number as Python's str() of the value the model sent (120, 1.5, 1e-05 -> as JSON).
 	"pynum": pynum,
 	// int truncates a number toward zero.
-	"int": func(v any) int64 {
-		switch n := v.(type) {
-		case float64:
-			return int64(n)
-		case int:
-			return int64(n)
-		case int64:
-			return n
-		}
-		return 0
-	},
-	// gonum formats a float as Go's %v (600, 1.5).
-	"gonum": func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
+	"int": func(v any) int64 { return int64(toFloat(v)) },
+	// gonum formats a number as Go's %v of a float64 (600, 1.5).
+	"gonum": func(v any) string { return strconv.FormatFloat(toFloat(v), 'g', -1, 64) },
+}
+
+// toFloat reads a number from any form the template data holds (json.Number as sent, float64, int).
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case json.Number:
+		f, _ := n.Float64()
+		return f
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	}
+	return 0
 }
 
 // pynum renders a JSON number the way Python's str() renders the int or float json.loads made of it:

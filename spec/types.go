@@ -57,8 +57,10 @@ type Shell struct {
 	// UpstreamStdin records what upstream gives the child as stdin (inherit or closed); agentbash always
 	// closes it, and a variant whose upstream inherits lists that as a deviation.
 	UpstreamStdin string `yaml:"upstream_stdin,omitempty" json:"upstream_stdin,omitempty" jsonschema:"enum=inherit,enum=closed"`
-	// Grace is how long, after the shell exits or is killed, the pipes may stay open (held by a detached
-	// grandchild) before the group is killed and reading stops. Go duration; default 500ms.
+	// Grace bounds the wait for output after the shell exits or is killed. The shell's process group is
+	// killed as soon as the shell exits, so a background child (`sleep 30 & echo hi`) cannot hold the call;
+	// a process that left the group (`setsid ...`) may still hold the pipes, and reading stops after Grace
+	// (such a process is not ours to kill and is left alone). Go duration; default 500ms.
 	Grace string `yaml:"grace,omitempty" json:"grace,omitempty"`
 	// SignalExit says what exit code a signal-killed shell reports: negative (-N, Python), zero (Node's
 	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
@@ -209,7 +211,7 @@ type Output struct {
 	// Truncate limits each stream (or the combined stream).
 	Truncate *Truncate `yaml:"truncate,omitempty" json:"truncate,omitempty"`
 	// DecodeError is the failure when strict decoding fails; data: .Message (Python's UnicodeDecodeError
-	// text), .Stream.
+	// text).
 	DecodeError *Failure `yaml:"decode_error,omitempty" json:"decode_error,omitempty"`
 }
 

@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"sync"
@@ -42,6 +43,7 @@ func (s *ioSetup) output(file *os.File, w io.Writer) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	growPipe(r)
 	s.readEnds = append(s.readEnds, r)
 	s.childEnds = append(s.childEnds, wr)
 	s.pumps = append(s.pumps, &pump{f: r, w: w})
@@ -89,4 +91,17 @@ func (s *ioSetup) startPumps() *sync.WaitGroup {
 		go pm.run(wg)
 	}
 	return wg
+}
+
+// pipeSize is the capacity asked for each output pipe: a large pipe lets a fast writer fill it while the
+// reader drains in big reads, instead of waking every 64 KiB. The kernel may refuse (pipe-max-size, or the
+// per-user pipe quota); the default capacity then stays, which is only slower.
+const pipeSize = 1 << 20
+
+func growPipe(f *os.File) {
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
+		})
+	}
 }

@@ -24,7 +24,7 @@ type pump struct {
 	expired bool  // the deadline expired before EOF
 }
 
-const bufSize = 32 << 10
+const bufSize = 256 << 10
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
 
