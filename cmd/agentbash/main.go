@@ -5,6 +5,7 @@
 //	agentbash spec validate FILE...
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
+//	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
 //
 // The command is thin: flags and wiring; the work is in spec, runtime and variants.
 package main
@@ -34,6 +35,7 @@ const usage = `usage:
   agentbash spec validate FILE...
   agentbash spec schema
   agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
+  agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
 `
 
 // Main runs the CLI with args and returns the exit code.
@@ -52,6 +54,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdSpec(args[1:], stdout)
 	case "policy":
 		return cmdPolicy(args[1:], stdout, stderr)
+	case "gen":
+		return cmdGen(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,159 @@
+package gen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/agentbash/agentbash/spec"
+)
+
+// paramsType emits a tool's parameters struct. Its tags make github.com/invopop/jsonschema reflect the
+// model-facing schema (toolschema.Input): json names, omitempty for optional parameters (so they are not
+// required), and jsonschema tags for defaults, minimums, nullability and descriptions.
+func (g *generator) paramsType(tg *toolGen) error {
+	var fields []jen.Code
+	seen := map[string]string{}
+	for i := range tg.t.Params {
+		p := &tg.t.Params[i]
+		name := goName(p.Name)
+		if prev, ok := seen[name]; ok {
+			return fmt.Errorf("parameters %q and %q both become Go field %s", prev, p.Name, name)
+		}
+		seen[name] = p.Name
+		typ, err := paramGoType(p)
+		if err != nil {
+			return err
+		}
+		tags, err := paramTags(p)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fields = append(fields, jen.Line())
+		}
+		fields = append(fields, jen.Comment(wrap(paramDoc(name, p))), jen.Id(name).Add(typ).Tag(tags))
+	}
+	doc := fmt.Sprintf("%s are the parameters of the %s tool, as its model sends them. Optional parameters "+
+		"are pointers: nil leaves them out, and the tool applies its default.", tg.params, tg.t.Name)
+	g.f.Comment(wrap(doc))
+	g.f.Type().Id(tg.params).Struct(fields...)
+	g.f.Line()
+	return nil
+}
+
+// paramGoType maps a parameter's JSON type to Go: a value when the model must send it, a pointer when it
+// may be left out or be null (maps are nil-able as they are).
+func paramGoType(p *spec.Param) (*jen.Statement, error) {
+	var base *jen.Statement
+	switch p.Type {
+	case "string":
+		base = jen.String()
+	case "integer":
+		base = jen.Int()
+	case "number":
+		base = jen.Float64()
+	case "boolean":
+		base = jen.Bool()
+	case "object":
+		return jen.Map(jen.String()).String(), nil
+	default:
+		return nil, fmt.Errorf("parameter %s: unknown type %q", p.Name, p.Type)
+	}
+	if !p.Required || p.Nullable {
+		return jen.Op("*").Add(base), nil
+	}
+	return base, nil
+}
+
+func paramTags(p *spec.Param) (map[string]string, error) {
+	js := p.Name
+	if !p.Required {
+		js += ",omitempty"
+	}
+	tags := map[string]string{"json": js}
+	var schema []string
+	if p.Default != nil && p.Type != "object" {
+		d, err := tagValue(p.Type, p.Default)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s: default: %w", p.Name, err)
+		}
+		schema = append(schema, "default="+d)
+	}
+	if p.Minimum != nil {
+		schema = append(schema, "minimum="+strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
+	}
+	if p.Nullable {
+		schema = append(schema, "nullable")
+	}
+	if len(schema) > 0 {
+		tags["jsonschema"] = strings.Join(schema, ",")
+	}
+	if p.Description != "" {
+		tags["jsonschema_description"] = p.Description
+	}
+	return tags, nil
+}
+
+// tagValue writes a default as invopop/jsonschema reads it back from a jsonschema tag.
+func tagValue(typ string, v any) (string, error) {
+	switch typ {
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return "", fmt.Errorf("%v is not a string", v)
+		}
+		return strings.ReplaceAll(s, ",", `\,`), nil
+	case "boolean":
+		b, ok := v.(bool)
+		if !ok {
+			return "", fmt.Errorf("%v is not a boolean", v)
+		}
+		return strconv.FormatBool(b), nil
+	case "integer", "number":
+		switch n := v.(type) {
+		case int:
+			return strconv.Itoa(n), nil
+		case int64:
+			return strconv.FormatInt(n, 10), nil
+		case uint64:
+			return strconv.FormatUint(n, 10), nil
+		case float64:
+			if typ == "integer" {
+				return strconv.FormatInt(int64(n), 10), nil
+			}
+			return strconv.FormatFloat(n, 'g', -1, 64), nil
+		}
+		return "", fmt.Errorf("%v is not a number", v)
+	}
+	return "", fmt.Errorf("type %s takes no default in a tag", typ)
+}
+
+func paramDoc(name string, p *spec.Param) string {
+	var facts []string
+	if p.Required {
+		facts = append(facts, "required")
+	} else {
+		facts = append(facts, "optional")
+	}
+	if p.Nullable {
+		facts = append(facts, "nullable")
+	}
+	if p.Default != nil {
+		facts = append(facts, fmt.Sprintf("default %v", p.Default))
+	}
+	if p.Minimum != nil {
+		facts = append(facts, fmt.Sprintf("minimum %v", *p.Minimum))
+	}
+	doc := fmt.Sprintf("%s is the %s parameter (%s", name, p.Name, strings.Join(facts, ", "))
+	if p.Role != "" && p.Role != "none" {
+		doc += "; role " + p.Role
+	}
+	doc += ")."
+	if p.Description != "" {
+		doc += "\n\n" + p.Description
+	}
+	return doc
+}

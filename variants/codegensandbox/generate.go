@@ -1,0 +1,3 @@
+package codegensandbox
+
+//go:generate go run ../../cmd/agentbash gen -spec codegensandbox.yaml -out codegensandbox_gen.go -pkg codegensandbox

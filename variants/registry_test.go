@@ -1,0 +1,207 @@
+package variants_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/variants"
+	"github.com/agentbash/agentbash/variants/agentrail"
+	"github.com/agentbash/agentbash/variants/codegensandbox"
+	"github.com/agentbash/agentbash/variants/rye"
+	"github.com/agentbash/agentbash/variants/toolregistry"
+	"github.com/agentbash/agentbash/variants/tunacode"
+)
+
+// Every generated adapter is a variants.Tool.
+var (
+	_ variants.Tool = (*rye.Tool)(nil)
+	_ variants.Tool = (*agentrail.Tool)(nil)
+	_ variants.Tool = (*toolregistry.Tool)(nil)
+	_ variants.Tool = (*tunacode.Tool)(nil)
+	_ variants.Tool = (*codegensandbox.Tool)(nil)
+)
+
+// definition is what the registry and the generated packages agree on.
+type definition struct {
+	Name, Description string
+	InputSchema       json.RawMessage
+}
+
+// builtins is one row per built-in: its generated package's data and a typed constructor.
+var builtins = []struct {
+	id   string
+	defs func() []definition
+	open func(ws string) (variants.Tool, error)
+}{
+	{"agentrail", convert(agentrail.Definitions), func(ws string) (variants.Tool, error) { return agentrail.New(agentrail.WithWorkspace(ws)) }},
+	{"codegensandbox", convert(codegensandbox.Definitions), func(ws string) (variants.Tool, error) {
+		return codegensandbox.New(codegensandbox.WithWorkspace(ws))
+	}},
+	{"rye", convert(rye.Definitions), func(ws string) (variants.Tool, error) { return rye.New(rye.WithWorkspace(ws)) }},
+	{"toolregistry", convert(toolregistry.Definitions), func(ws string) (variants.Tool, error) {
+		return toolregistry.New(toolregistry.WithWorkspace(ws))
+	}},
+	{"tunacode", convert(tunacode.Definitions), func(ws string) (variants.Tool, error) { return tunacode.New(tunacode.WithWorkspace(ws)) }},
+}
+
+// convert reads a generated package's Definitions (each package has its own Definition type).
+func convert[D any](f func() []D) func() []definition {
+	return func() []definition {
+		var out []definition
+		for _, d := range f() {
+			v := reflect.ValueOf(d)
+			out = append(out, definition{
+				Name:        v.FieldByName("Name").String(),
+				Description: v.FieldByName("Description").String(),
+				InputSchema: v.FieldByName("InputSchema").Bytes(),
+			})
+		}
+		return out
+	}
+}
+
+func TestList(t *testing.T) {
+	infos, err := variants.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range infos {
+		ids = append(ids, in.ID)
+		if in.Title == "" || len(in.Hosts) == 0 || len(in.Tools) == 0 {
+			t.Errorf("%s: incomplete info %+v", in.ID, in)
+		}
+	}
+	var want []string
+	for _, b := range builtins {
+		want = append(want, b.id)
+	}
+	if !slices.Equal(ids, want) || !slices.Equal(ids, variants.IDs()) {
+		t.Errorf("List ids %v, want %v (IDs %v)", ids, want, variants.IDs())
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, b := range builtins {
+		t.Run(b.id, func(t *testing.T) {
+			tool, err := variants.Lookup(b.id, runtime.WithWorkspace(t.TempDir()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tool.Close()
+			if tool.Variant().ID != b.id {
+				t.Errorf("Variant().ID = %q", tool.Variant().ID)
+			}
+		})
+	}
+	for _, id := range []string{"", "nope", "RYE", "../rye"} {
+		if _, err := variants.Lookup(id); !errors.Is(err, variants.ErrUnknown) {
+			t.Errorf("Lookup(%q): %v, want ErrUnknown", id, err)
+		}
+	}
+}
+
+func TestForHost(t *testing.T) {
+	cases := []struct{ host, want string }{
+		{"rye-os", "rye"},
+		{"agentrail", "agentrail"},
+		{"toolregistry-hub", "toolregistry"},
+		{"pydantic-ai", "tunacode"},
+		{"TunaCode", "tunacode"},
+		{"mcp", "codegensandbox"},
+		{"codegen-sandbox", "codegensandbox"},
+	}
+	for _, c := range cases {
+		t.Run(c.host, func(t *testing.T) {
+			tool, err := variants.ForHost(c.host, runtime.WithWorkspace(t.TempDir()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tool.Close()
+			if got := tool.Variant().ID; got != c.want {
+				t.Errorf("ForHost(%q) = %s, want %s", c.host, got, c.want)
+			}
+		})
+	}
+	if _, err := variants.ForHost("no-such-framework"); !errors.Is(err, variants.ErrUnknown) {
+		t.Errorf("unknown host: %v", err)
+	}
+	// Every host a spec lists finds a variant that lists it.
+	infos, _ := variants.List()
+	for _, in := range infos {
+		for _, h := range in.Hosts {
+			if ids := variants.ForHostIDs(h); !slices.Contains(ids, in.ID) {
+				t.Errorf("ForHostIDs(%q) = %v, misses %s", h, ids, in.ID)
+			}
+		}
+	}
+}
+
+// TestDefinitions: the registry's definitions (from the spec at run time) equal the generated packages'
+// (from the spec at generation time).
+func TestDefinitions(t *testing.T) {
+	for _, b := range builtins {
+		t.Run(b.id, func(t *testing.T) {
+			tool, err := variants.Lookup(b.id, runtime.WithWorkspace(t.TempDir()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tool.Close()
+			var got []definition
+			for _, d := range variants.Definitions(tool) {
+				got = append(got, definition{d.Name, d.Description, d.InputSchema})
+			}
+			if want := b.defs(); !reflect.DeepEqual(got, want) {
+				t.Errorf("registry definitions\n%+v\ndiffer from generated\n%+v", got, want)
+			}
+			if !json.Valid(got[0].InputSchema) {
+				t.Errorf("invalid schema %s", got[0].InputSchema)
+			}
+		})
+	}
+}
+
+// TestTypedAndGenericAgree: a generated adapter and the registry's engine answer the same call with the
+// same bytes, and raise the same error.
+func TestTypedAndGenericAgree(t *testing.T) {
+	calls := []struct{ name, params string }{
+		{"echo", `{"command":"echo '<hi & bye>'; echo err >&2; exit 3","description":"echo a line"}`},
+		{"invalid", `{"command":7,"description":"bad"}`},
+	}
+	for _, b := range builtins {
+		for _, c := range calls {
+			t.Run(b.id+"/"+c.name, func(t *testing.T) {
+				ws := t.TempDir()
+				typed, err := b.open(ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer typed.Close()
+				generic, err := variants.Lookup(b.id, runtime.WithWorkspace(ws))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer generic.Close()
+				ctx := context.Background()
+				tr, terr := typed.Call(ctx, json.RawMessage(c.params))
+				gr, gerr := generic.Call(ctx, json.RawMessage(c.params))
+				if !bytes.Equal(tr, gr) {
+					t.Errorf("results differ:\n typed %s\ngeneric %s", tr, gr)
+				}
+				var tte, gte *runtime.ToolError
+				if errors.As(terr, &tte) != errors.As(gerr, &gte) || (tte != nil && *tte != *gte) {
+					t.Errorf("errors differ: typed %v (%T), generic %v", terr, terr, gerr)
+				}
+				if terr != nil && tte == nil {
+					t.Errorf("typed error %v (%T) does not unwrap to *runtime.ToolError", terr, terr)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package variants_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/agentbash/agentbash/gen/toolschema"
+	"github.com/agentbash/agentbash/variants"
+	"github.com/agentbash/agentbash/variants/agentrail"
+	"github.com/agentbash/agentbash/variants/codegensandbox"
+	"github.com/agentbash/agentbash/variants/rye"
+	"github.com/agentbash/agentbash/variants/toolregistry"
+	"github.com/agentbash/agentbash/variants/tunacode"
+)
+
+// param is an upstream fact about one model-facing parameter: its name, its JSON type (null aside), and,
+// where the source shows one, its default.
+type param struct {
+	name, typ string
+	def       any
+}
+
+// upstreamTool is what a source shows its model for one tool (see ../../shared/upstream-facts.md and the
+// seeds): the parameters in order and the required ones.
+type upstreamTool struct {
+	params   any // a zero generated Params value, reflected with invopop/jsonschema
+	facts    []param
+	required []string
+}
+
+func schemaCase(t *testing.T, id string, tools []upstreamTool) {
+	t.Helper()
+	v, err := variants.Spec(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Tools) != len(tools) {
+		t.Fatalf("%d tools in the spec, %d upstream", len(v.Tools), len(tools))
+	}
+	for i, up := range tools {
+		// The schema reflected from the generated Params type ...
+		reflected, err := toolschema.Reflect(up.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := toolschema.Summarize(reflected)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ... equals the one built from the spec's params (what Definitions shows the model) ...
+		want, err := toolschema.Summarize(toolschema.Input(&v.Tools[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range toolschema.Diff(want, got) {
+			t.Errorf("%s: reflected vs spec: %s", v.Tools[i].Name, d)
+		}
+		// ... and keeps the source's facts.
+		if !slices.Equal(got.Required, up.required) {
+			t.Errorf("%s: required %q, upstream %q", v.Tools[i].Name, got.Required, up.required)
+		}
+		if len(got.Properties) != len(up.facts) {
+			t.Errorf("%s: %d parameters, upstream %d", v.Tools[i].Name, len(got.Properties), len(up.facts))
+			continue
+		}
+		for j, f := range up.facts {
+			p := got.Properties[j]
+			types := slices.DeleteFunc(slices.Clone(p.Types), func(s string) bool { return s == "null" })
+			if p.Name != f.name || !slices.Equal(types, []string{f.typ}) {
+				t.Errorf("%s: parameter %d is %s %v, upstream %s %s", v.Tools[i].Name, j, p.Name, p.Types, f.name, f.typ)
+			}
+			if f.def != nil && p.Default != f.def {
+				t.Errorf("%s: %s default %v, upstream %v", v.Tools[i].Name, p.Name, p.Default, f.def)
+			}
+			if p.Description == "" {
+				t.Errorf("%s: %s has no description", v.Tools[i].Name, p.Name)
+			}
+		}
+	}
+}
+
+func TestSchemaRye(t *testing.T) {
+	// bash.py CONFIG_SCHEMA: command (required), timeout (integer, 120), working_dir.
+	schemaCase(t, "rye", []upstreamTool{{
+		params:   &rye.Params{},
+		facts:    []param{{"command", "string", nil}, {"timeout", "integer", 120.0}, {"working_dir", "string", nil}},
+		required: []string{"command"},
+	}})
+}
+
+func TestSchemaAgentrail(t *testing.T) {
+	// bash.ts TypeBox schema: command, working_directory (optional), timeout (integer ms, minimum 0, 30000).
+	schemaCase(t, "agentrail", []upstreamTool{{
+		params:   &agentrail.Params{},
+		facts:    []param{{"command", "string", nil}, {"working_directory", "string", nil}, {"timeout", "integer", 30000.0}},
+		required: []string{"command"},
+	}})
+	p := toolschemaProperty(t, &agentrail.Params{}, "timeout")
+	if p.Minimum == nil || *p.Minimum != 0 {
+		t.Errorf("agentrail timeout minimum: %v, upstream 0", p.Minimum)
+	}
+}
+
+func TestSchemaToolregistry(t *testing.T) {
+	// execute(command: str, timeout: int = 120, cwd: str | None = None).
+	schemaCase(t, "toolregistry", []upstreamTool{{
+		params:   &toolregistry.Params{},
+		facts:    []param{{"command", "string", nil}, {"timeout", "integer", 120.0}, {"cwd", "string", nil}},
+		required: []string{"command"},
+	}})
+}
+
+func TestSchemaTunacode(t *testing.T) {
+	// bash(command: str, cwd: str | None = None, env: dict[str, str] | None = None, timeout: int | None = 30,
+	// capture_output: bool = True).
+	schemaCase(t, "tunacode", []upstreamTool{{
+		params: &tunacode.Params{},
+		facts: []param{{"command", "string", nil}, {"cwd", "string", nil}, {"env", "object", nil},
+			{"timeout", "integer", 30.0}, {"capture_output", "boolean", true}},
+		required: []string{"command"},
+	}})
+	for _, name := range []string{"cwd", "env", "timeout"} {
+		if p := toolschemaProperty(t, &tunacode.Params{}, name); !slices.Contains(p.Types, "null") {
+			t.Errorf("tunacode %s is Optional upstream, reflected %v", name, p.Types)
+		}
+	}
+	if p := toolschemaProperty(t, &tunacode.Params{}, "env"); p.Values != "string" {
+		t.Errorf("tunacode env values: %q, upstream str", p.Values)
+	}
+}
+
+func TestSchemaCodegensandbox(t *testing.T) {
+	// Bash: command, description (required), timeout (number), run_in_background (boolean);
+	// BashOutput and KillShell: shell_id (required).
+	schemaCase(t, "codegensandbox", []upstreamTool{
+		{
+			params: &codegensandbox.BashParams{},
+			facts: []param{{"command", "string", nil}, {"description", "string", nil}, {"timeout", "number", nil},
+				{"run_in_background", "boolean", nil}},
+			required: []string{"command", "description"},
+		},
+		{params: &codegensandbox.BashOutputParams{}, facts: []param{{"shell_id", "string", nil}}, required: []string{"shell_id"}},
+		{params: &codegensandbox.KillShellParams{}, facts: []param{{"shell_id", "string", nil}}, required: []string{"shell_id"}},
+	})
+}
+
+func toolschemaProperty(t *testing.T, params any, name string) toolschema.Property {
+	t.Helper()
+	reflected, err := toolschema.Reflect(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := toolschema.Summarize(reflected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range s.Properties {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no property %s", name)
+	return toolschema.Property{}
+}
