@@ -1,0 +1,440 @@
+// Package policy compiles and evaluates the command policies of a spec (spec.Policy): the deny lists of
+// the sources exactly as they match (whole-string and per-segment regular expressions in the sources' own
+// regex dialects, substrings, Tool(pattern) permission rules) and a shell-parsing policy that checks every
+// command of a script after parsing it with mvdan.cc/sh/v3/syntax.
+//
+// Nothing here runs a command: a Checker only computes a Verdict. Policies are generic: everything a
+// source does is data in its YAML (patterns, order, case, split rule, messages), and a spec may combine
+// several policies by listing several `- policy:` checks.
+//
+// Each policy's examples are checked when it compiles, so a spec whose deny list disagrees with its own
+// examples does not load.
+//
+// The engines, by kind:
+//
+//   - regex and substring (rules.go): ordered rules, scoped to the whole command or to the segments of a
+//     split; Python and JavaScript patterns run on RE2 through a dialect layer (dialect.go) that maps the
+//     subject so that \s, \w, \b, . and case folding behave as in the source language, and a literal
+//     prefilter (prefilter.go) skips the patterns whose required text is absent.
+//   - permission (permission.go): agentrail's Tool(pattern) rules, modes and normalisation, with the
+//     host's own configuration through WithPermissions.
+//   - shell (shell*.go, walk.go): parses with mvdan.cc/sh/v3/syntax, expands words statically
+//     (shellword.go: quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace
+//     expansion, constant substitutions) and checks every simple command, unwrapping wrappers and parsing
+//     nested scripts.
+//
+// Messages are text/template strings (spec.Funcs, so goquote is Go's %q) over Data. A verdict carries the
+// rendered message and the policy's declared Failure; the host renders the Failure's own message with the
+// verdict message as .Message.
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+
+	"github.com/agentbash/agentbash/spec"
+)
+
+// Verdict is the outcome of checking one command against one policy.
+type Verdict struct {
+	// Allowed reports that the policy lets the command run.
+	Allowed bool
+	// Policy is the policy's name.
+	Policy string
+	// Rule names the rule that blocked the command (its name, or its pattern), if any.
+	Rule string
+	// Reason is the blocking rule's reason.
+	Reason string
+	// Message is the rendered verdict message (empty when allowed). The host reports it through Fail: it is
+	// .Message in Fail's message template.
+	Message string
+	// Fail is the policy's failure as declared in the spec (its message is a template, not rendered here).
+	Fail *spec.Failure
+	// Decision is allow, deny or ask (ask only from permission policies).
+	Decision string
+}
+
+// String renders a verdict on one line for people: "allow", or the decision, policy and message.
+func (v Verdict) String() string {
+	if v.Allowed {
+		if v.Policy == "" {
+			return "allow"
+		}
+		return "allow (" + v.Policy + ")"
+	}
+	return v.Decision + " (" + v.Policy + "): " + v.Message
+}
+
+// Checker decides whether a command may run. Implementations are safe for concurrent use.
+type Checker interface {
+	Check(command string) Verdict
+}
+
+// Data is what a policy's message templates see.
+type Data struct {
+	// Command is the whole command as checked.
+	Command string
+	// Policy is the policy's name; Rule the matching rule's name (or its pattern).
+	Policy, Rule string
+	// Reason is the rule's reason, or the shell policy's finding.
+	Reason string
+	// Pattern is the source text of the matching pattern or substring.
+	Pattern string
+	// Match is the matched text; Groups are the submatches ([0] is the whole match, unmatched groups are
+	// empty); Char is Match when it is one character.
+	Match  string
+	Groups []string
+	Char   string
+	// Segment is the text the rule was tried on: a segment of a split policy, the command for a
+	// command-scope rule, the offending simple command for a shell policy.
+	Segment string
+	// Name is the command name a shell policy blocked (after folding and path reduction).
+	Name string
+	// Error is the parser's message for a command a shell policy could not parse.
+	Error string
+	// Tool, Decision, Content (the normalised command), PermissionRule (the matching rule as written) and
+	// Mode describe a permission verdict.
+	Tool, Decision, Content, PermissionRule, Mode string
+}
+
+// parseTemplate compiles a message template with the spec's template functions (goquote is Go's %q).
+func parseTemplate(name, text string) (*template.Template, error) {
+	return template.New(name).Funcs(spec.Funcs).Option("missingkey=error").Parse(text)
+}
+
+// sampleData fills every field so that compiling a template executes it once and finds unknown fields;
+// groups is the number of capture groups of the rule the template belongs to.
+func sampleData(groups int) Data {
+	g := make([]string, groups+1)
+	for i := range g {
+		g[i] = "g" + strconv.Itoa(i)
+	}
+	return Data{Command: "c", Policy: "p", Rule: "r", Reason: "r", Pattern: "p", Match: "m", Groups: g,
+		Char: "c", Segment: "s", Name: "n", Error: "e", Tool: "t", Decision: "deny", Content: "c",
+		PermissionRule: "r", Mode: "default"}
+}
+
+// message is a compiled message template.
+type message struct {
+	t    *template.Template
+	text string
+}
+
+func compileMessage(name, text string, groups int) (*message, error) {
+	t, err := parseTemplate(name, text)
+	if err != nil {
+		return nil, fmt.Errorf("message template %q does not parse: %v", text, err)
+	}
+	if err := t.Execute(io.Discard, sampleData(groups)); err != nil {
+		return nil, fmt.Errorf("message template %q fails on sample data: %v", text, err)
+	}
+	return &message{t: t, text: text}, nil
+}
+
+func (m *message) render(d *Data) string {
+	if m == nil {
+		return d.Reason
+	}
+	var b strings.Builder
+	if err := m.t.Execute(&b, d); err != nil {
+		// A template that executed on sample data can still fail on real data (an index out of range);
+		// the command stays blocked and the message says why it is not the declared one.
+		return fmt.Sprintf("command blocked by policy %s (message template failed: %v)", d.Policy, err)
+	}
+	return b.String()
+}
+
+// base is what every engine shares: the policy's name, its failure and its default message.
+type base struct {
+	name string
+	fail *spec.Failure
+	msg  *message
+}
+
+func (b *base) allow() Verdict {
+	return Verdict{Allowed: true, Policy: b.name, Decision: "allow"}
+}
+
+// block renders a deny (or ask) verdict with the rule's message, or the policy's.
+func (b *base) block(decision string, d *Data, m *message) Verdict {
+	d.Policy = b.name
+	if m == nil {
+		m = b.msg
+	}
+	rule := d.Rule
+	if rule == "" {
+		rule = d.Pattern
+	}
+	return Verdict{Policy: b.name, Rule: rule, Reason: d.Reason, Message: m.render(d), Fail: b.fail,
+		Decision: decision}
+}
+
+// HostPermissions is a host's own permission configuration (agentrail's `permissions:` block), replacing
+// the mode and every rule list of a permission policy.
+type HostPermissions struct {
+	// Mode is default (also when empty), acceptEdits, bypassPermissions, dontAsk or strict.
+	Mode string
+	// Allow, Deny and Ask are rules `Tool` or `Tool(pattern)`.
+	Allow, Deny, Ask []string
+}
+
+// Option configures Compile.
+type Option func(*options)
+
+type options struct {
+	all          *HostPermissions
+	byName       map[string]*HostPermissions
+	skipExamples bool
+}
+
+// WithPermissions makes every permission policy use the host's mode and rules instead of the spec's. The
+// spec's examples are still checked against the spec's own configuration.
+func WithPermissions(h HostPermissions) Option {
+	return func(o *options) { o.all = &h }
+}
+
+// WithPolicyPermissions is WithPermissions for the permission policy named name only; it takes precedence
+// over WithPermissions.
+func WithPolicyPermissions(name string, h HostPermissions) Option {
+	return func(o *options) {
+		if o.byName == nil {
+			o.byName = map[string]*HostPermissions{}
+		}
+		o.byName[name] = &h
+	}
+}
+
+// SkipExamples compiles without checking the policy's examples (for hosts that compiled the same spec
+// before, and for fuzzing).
+func SkipExamples() Option {
+	return func(o *options) { o.skipExamples = true }
+}
+
+func collect(opts []Option) *options {
+	o := &options{}
+	for _, f := range opts {
+		f(o)
+	}
+	return o
+}
+
+func (o *options) permissionsFor(name string) *HostPermissions {
+	if h, ok := o.byName[name]; ok {
+		return h
+	}
+	return o.all
+}
+
+// Error is a policy that does not compile, or whose examples disagree with it.
+type Error struct {
+	// Policy is the policy's name.
+	Policy string
+	// Field locates the problem (rules[3].pattern, examples.blocked[2]), when known.
+	Field string
+	// Err is the problem.
+	Err error
+}
+
+func (e *Error) Error() string {
+	s := "policy " + strconv.Quote(e.Policy) + ": "
+	if e.Field != "" {
+		s += e.Field + ": "
+	}
+	return s + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Compile compiles a policy: its patterns, templates and rules; then it checks the policy's examples against
+// the spec's own configuration; then it applies the host's options.
+func Compile(p spec.Policy, opts ...Option) (Checker, error) {
+	o := collect(opts)
+	c, err := build(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !o.skipExamples {
+		if err := checkExamples(p, c); err != nil {
+			return nil, err
+		}
+	}
+	if p.Kind == "permission" {
+		if h := o.permissionsFor(p.Name); h != nil {
+			return build(p, h)
+		}
+	}
+	return c, nil
+}
+
+// CompileAll compiles every policy of a spec, keyed by name; the error joins every policy's errors.
+func CompileAll(ps []spec.Policy, opts ...Option) (map[string]Checker, error) {
+	out := make(map[string]Checker, len(ps))
+	var errs []error
+	for _, p := range ps {
+		if _, dup := out[p.Name]; dup {
+			errs = append(errs, &Error{Policy: p.Name, Err: errors.New("declared twice")})
+			continue
+		}
+		c, err := Compile(p, opts...)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out[p.Name] = c
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func build(p spec.Policy, host *HostPermissions) (Checker, error) {
+	if p.Name == "" {
+		return nil, &Error{Policy: p.Name, Field: "name", Err: errors.New("a policy needs a name")}
+	}
+	b := base{name: p.Name, fail: p.Fail}
+	if p.Message != "" {
+		m, err := compileMessage(p.Name, p.Message, 9)
+		if err != nil {
+			return nil, &Error{Policy: p.Name, Field: "message", Err: err}
+		}
+		b.msg = m
+	}
+	misplaced := func(field string, set bool) error {
+		if set {
+			return &Error{Policy: p.Name, Field: field, Err: fmt.Errorf("does not apply to kind %s", p.Kind)}
+		}
+		return nil
+	}
+	var errs []error
+	switch p.Kind {
+	case "regex", "substring":
+		errs = append(errs, misplaced("permission", p.Permission != nil), misplaced("shell", p.Shell != nil))
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		return compileRules(b, p)
+	case "permission":
+		errs = append(errs, misplaced("rules", len(p.Rules) > 0), misplaced("shell", p.Shell != nil),
+			misplaced("split", p.Split != nil))
+		if err := errors.Join(append(errs, noGroups(p.Name, b.msg))...); err != nil {
+			return nil, err
+		}
+		return compilePermission(b, p, host)
+	case "shell":
+		errs = append(errs, misplaced("rules", len(p.Rules) > 0), misplaced("permission", p.Permission != nil),
+			misplaced("split", p.Split != nil))
+		if err := errors.Join(append(errs, noGroups(p.Name, b.msg))...); err != nil {
+			return nil, err
+		}
+		return compileShell(b, p)
+	}
+	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell)", p.Kind)}
+}
+
+// noGroups checks that a message works without capture groups (permission and shell verdicts have none).
+func noGroups(name string, m *message) error {
+	if m == nil {
+		return nil
+	}
+	if err := m.t.Execute(io.Discard, sampleData(0)); err != nil {
+		return &Error{Policy: name, Field: "message", Err: fmt.Errorf("message template %q fails without capture groups: %v", m.text, err)}
+	}
+	return nil
+}
+
+// checkExamples runs the policy's examples: each blocked one must be blocked with its decision and exact
+// message, each allowed one allowed.
+func checkExamples(p spec.Policy, c Checker) error {
+	if p.Examples == nil {
+		return nil
+	}
+	var errs []error
+	for i, ex := range p.Examples.Blocked {
+		field := fmt.Sprintf("examples.blocked[%d]", i)
+		v := c.Check(ex.Command)
+		want := ex.Decision
+		if want == "" {
+			want = "deny"
+		}
+		switch {
+		case v.Allowed:
+			errs = append(errs, &Error{Policy: p.Name, Field: field, Err: fmt.Errorf("%q is allowed, the example says %s", ex.Command, want)})
+		case v.Decision != want:
+			errs = append(errs, &Error{Policy: p.Name, Field: field, Err: fmt.Errorf("%q gets %s, the example says %s", ex.Command, v.Decision, want)})
+		case ex.Message != "" && v.Message != ex.Message:
+			errs = append(errs, &Error{Policy: p.Name, Field: field, Err: fmt.Errorf("%q is blocked with message %q, the example says %q", ex.Command, v.Message, ex.Message)})
+		}
+	}
+	for i, cmd := range p.Examples.Allowed {
+		if v := c.Check(cmd); !v.Allowed {
+			errs = append(errs, &Error{Policy: p.Name, Field: fmt.Sprintf("examples.allowed[%d]", i), Err: fmt.Errorf("%q is blocked (%s), the example says allowed", cmd, v.Message)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckVariant runs, in order, the policy checks of a variant's tool (the first exec tool when tool is
+// empty) on command and returns the first verdict that blocks, or an allowing verdict. Checks that are not
+// policies (required, not_blank, timeout, workdir) are skipped: this answers "would the deny rules let
+// this command run", for `agentbash policy check`.
+func CheckVariant(v *spec.Variant, tool, command string, opts ...Option) (Verdict, error) {
+	all, err := CheckVariantAll(v, tool, command, opts...)
+	if err != nil {
+		return Verdict{}, err
+	}
+	for _, vd := range all {
+		if !vd.Allowed {
+			return vd, nil
+		}
+	}
+	return Verdict{Allowed: true, Decision: "allow"}, nil
+}
+
+// CheckVariantAll is CheckVariant returning every policy check's verdict, in the tool's order, without
+// stopping at the first that blocks (a host stops there; this shows what each policy says).
+func CheckVariantAll(v *spec.Variant, tool, command string, opts ...Option) ([]Verdict, error) {
+	checkers, err := CompileAll(v.Policies, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var t *spec.Tool
+	for i := range v.Tools {
+		k := v.Tools[i].Kind
+		if (tool == "" && (k == "" || k == "exec")) || (tool != "" && v.Tools[i].Name == tool) {
+			t = &v.Tools[i]
+			break
+		}
+	}
+	if t == nil {
+		if tool == "" {
+			return nil, fmt.Errorf("variant %s has no exec tool", v.ID)
+		}
+		return nil, fmt.Errorf("variant %s has no tool %q", v.ID, tool)
+	}
+	var out []Verdict
+	for _, ch := range t.Checks {
+		if ch.Policy == "" {
+			continue
+		}
+		c, ok := checkers[ch.Policy]
+		if !ok {
+			return nil, fmt.Errorf("tool %s checks policy %q, which the variant does not declare", t.Name, ch.Policy)
+		}
+		out = append(out, c.Check(command))
+	}
+	return out, nil
+}
+
+// charOf returns s when it is a single character, else "".
+func charOf(s string) string {
+	if utf8.RuneCountInString(s) == 1 {
+		return s
+	}
+	return ""
+}

@@ -1,0 +1,309 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentbash/agentbash/spec"
+	"mvdan.cc/sh/v3/pattern"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Default texts of a shell policy's own findings.
+const (
+	defaultUnparsable = "the command could not be parsed"
+	defaultDynamic    = "the command name or script is only known at run time"
+	defaultTooDeep    = "nested scripts are too deep to check"
+	defaultForkBomb   = "fork bomb"
+	defaultRemote     = "downloaded code is run"
+	defaultMaxDepth   = 8
+)
+
+// shellEngine is a shell-parsing policy.
+type shellEngine struct {
+	base
+	lang       syntax.LangVariant
+	dynDeny    bool
+	maxDepth   int
+	wrappers   map[string]*wrapper
+	remoteSrc  map[string]bool
+	remoteSink map[string]bool
+	forkBombs  bool
+	reasons    spec.ShellReasons
+	rules      []*shellRule
+	// byName indexes the command rules by literal command name, in rule order; patRules are the command
+	// rules with a name pattern (mkfs.*), tried on every name.
+	byName   map[string][]int
+	patRules []int
+	// names are the literal command names of rules and wrappers, which a globbed command name is tried on.
+	names   []string
+	parsers sync.Pool
+}
+
+type wrapper struct {
+	runs        string
+	valueOpts   map[string]bool
+	positionals int
+	assignments bool
+	splitOpts   map[string]bool
+	scriptOpts  map[string]bool
+	noExecOpts  map[string]bool
+	execOpts    map[string]bool
+	appends     bool
+}
+
+type flagSpec struct {
+	kind byte // 's' short (-r), 'l' long (--recursive), 'w' single-dash word (-delete)
+	val  string
+}
+
+type cmdMatcher struct {
+	lit string
+	re  *regexp.Regexp
+}
+
+type shellRule struct {
+	name, reason string
+	cmds         []cmdMatcher
+	subcommands  map[string]bool
+	flags        [][]flagSpec
+	valueOpts    map[string]bool
+	voID         int // rules with the same options_with_value share an id (splitArgs cache)
+	operands     []*regexp.Regexp
+	dynOperands  bool
+	args         []*regexp.Regexp
+	redirects    []*regexp.Regexp
+}
+
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
+}
+
+func compileShell(b base, p spec.Policy) (Checker, error) {
+	sp := p.Shell
+	if sp == nil {
+		return nil, &Error{Policy: p.Name, Field: "shell", Err: errors.New("a shell policy needs a shell block")}
+	}
+	if b.msg == nil {
+		return nil, &Error{Policy: p.Name, Field: "message", Err: errors.New("a shell policy needs a message")}
+	}
+	e := &shellEngine{base: b, maxDepth: sp.MaxDepth, wrappers: map[string]*wrapper{}, forkBombs: sp.ForkBombs,
+		reasons: sp.Reasons, remoteSrc: map[string]bool{}, remoteSink: map[string]bool{}}
+	var errs []error
+	fail := func(field string, err error) { errs = append(errs, &Error{Policy: p.Name, Field: field, Err: err}) }
+	switch sp.Dialect {
+	case "", "bash":
+		e.lang = syntax.LangBash
+	case "posix":
+		e.lang = syntax.LangPOSIX
+	case "mksh":
+		e.lang = syntax.LangMirBSDKorn
+	default:
+		fail("shell.dialect", fmt.Errorf("unknown dialect %q (bash, posix, mksh)", sp.Dialect))
+	}
+	switch sp.Dynamic {
+	case "", "deny":
+		e.dynDeny = true
+	case "allow":
+	default:
+		fail("shell.dynamic", fmt.Errorf("unknown dynamic %q (deny, allow)", sp.Dynamic))
+	}
+	if e.maxDepth <= 0 {
+		e.maxDepth = defaultMaxDepth
+	}
+	for k, v := range map[*string]string{&e.reasons.Unparsable: defaultUnparsable, &e.reasons.Dynamic: defaultDynamic,
+		&e.reasons.TooDeep: defaultTooDeep, &e.reasons.ForkBomb: defaultForkBomb, &e.reasons.Remote: defaultRemote} {
+		if *k == "" {
+			*k = v
+		}
+	}
+	names := map[string]bool{}
+	for i, w := range sp.Wrappers {
+		field := fmt.Sprintf("shell.wrappers[%d]", i)
+		cw := &wrapper{runs: w.Runs, valueOpts: set(w.OptionsWithValue), positionals: w.Positionals,
+			assignments: w.Assignments, splitOpts: set(w.SplitOptions), scriptOpts: set(w.ScriptOptions),
+			noExecOpts: set(w.NoExecOptions), execOpts: set(w.ExecOptions), appends: w.AppendsOperands}
+		switch cw.runs {
+		case "":
+			cw.runs = "command"
+		case "command", "script", "first_script", "shell", "alias", "source", "none":
+		default:
+			fail(field+".runs", fmt.Errorf("unknown runs %q", w.Runs))
+		}
+		if len(w.Names) == 0 {
+			fail(field+".names", errors.New("a wrapper needs names"))
+		}
+		for _, n := range w.Names {
+			if _, dup := e.wrappers[n]; dup {
+				fail(field+".names", fmt.Errorf("wrapper %q is described twice", n))
+			}
+			e.wrappers[n] = cw
+			names[n] = true
+		}
+	}
+	if r := sp.Remote; r != nil {
+		e.remoteSrc = set(r.Sources)
+		e.remoteSink = set(r.Sinks)
+	}
+	for i, r := range sp.Rules {
+		field := fmt.Sprintf("shell.rules[%d]", i)
+		cr, err := compileShellRule(r)
+		if err != nil {
+			fail(field, err)
+			continue
+		}
+		if cr.name == "" {
+			cr.name = fmt.Sprintf("rules[%d]", i)
+		}
+		for _, c := range cr.cmds {
+			if c.re == nil {
+				names[c.lit] = true
+			}
+		}
+		e.rules = append(e.rules, cr)
+	}
+	for n := range names {
+		e.names = append(e.names, n)
+	}
+	voIDs := map[string]int{}
+	for _, r := range e.rules {
+		var k []string
+		for o := range r.valueOpts {
+			k = append(k, o)
+		}
+		sort.Strings(k)
+		key := strings.Join(k, "\x00")
+		if _, ok := voIDs[key]; !ok {
+			voIDs[key] = len(voIDs)
+		}
+		r.voID = voIDs[key]
+	}
+	e.byName = map[string][]int{}
+	for i, r := range e.rules {
+		if len(r.redirects) > 0 {
+			continue
+		}
+		for _, c := range r.cmds {
+			switch {
+			case c.re != nil:
+				if len(e.patRules) == 0 || e.patRules[len(e.patRules)-1] != i {
+					e.patRules = append(e.patRules, i)
+				}
+			case len(e.byName[c.lit]) == 0 || e.byName[c.lit][len(e.byName[c.lit])-1] != i:
+				e.byName[c.lit] = append(e.byName[c.lit], i)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	lang := e.lang
+	e.parsers.New = func() any { return syntax.NewParser(syntax.Variant(lang)) }
+	return e, nil
+}
+
+func compileShellRule(r spec.ShellRule) (*shellRule, error) {
+	cr := &shellRule{name: r.Name, reason: r.Reason, subcommands: set(r.Subcommands), valueOpts: set(r.OptionsWithValue),
+		dynOperands: r.DynamicOperands}
+	if r.Reason == "" {
+		return nil, errors.New("a rule needs a reason")
+	}
+	for _, c := range r.Commands {
+		if pattern.HasMeta(c, 0) {
+			re, ok := globRegexp(c)
+			if !ok {
+				return nil, fmt.Errorf("command pattern %q does not compile", c)
+			}
+			cr.cmds = append(cr.cmds, cmdMatcher{re: re})
+			continue
+		}
+		cr.cmds = append(cr.cmds, cmdMatcher{lit: c})
+	}
+	for _, g := range r.Flags {
+		if len(g) == 0 {
+			return nil, errors.New("an empty flag group")
+		}
+		var group []flagSpec
+		for _, f := range g {
+			switch {
+			case strings.HasPrefix(f, "--") && len(f) > 2:
+				group = append(group, flagSpec{kind: 'l', val: f})
+			case strings.HasPrefix(f, "-") && len(f) == 2:
+				group = append(group, flagSpec{kind: 's', val: f})
+			case strings.HasPrefix(f, "-") && len(f) > 2:
+				group = append(group, flagSpec{kind: 'w', val: f})
+			default:
+				return nil, fmt.Errorf("flag %q is not -x, --long or -word", f)
+			}
+		}
+		cr.flags = append(cr.flags, group)
+	}
+	compile := func(list []string) ([]*regexp.Regexp, error) {
+		var out []*regexp.Regexp
+		for _, s := range list {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				return nil, fmt.Errorf("pattern %q: %v", s, err)
+			}
+			out = append(out, re)
+		}
+		return out, nil
+	}
+	var err error
+	if cr.operands, err = compile(r.Operands); err != nil {
+		return nil, err
+	}
+	if cr.args, err = compile(r.Args); err != nil {
+		return nil, err
+	}
+	if cr.redirects, err = compile(r.Redirects); err != nil {
+		return nil, err
+	}
+	if len(cr.cmds) == 0 && len(cr.redirects) == 0 {
+		return nil, errors.New("a rule needs commands or redirects")
+	}
+	return cr, nil
+}
+
+// finding is why a command is blocked.
+type finding struct {
+	rule, reason, name, segment, err string
+}
+
+// analysis is one Check.
+type analysis struct {
+	e     *shellEngine
+	found *finding
+}
+
+func (a *analysis) find(f finding) {
+	if a.found == nil {
+		a.found = &f
+	}
+}
+
+// Check implements Checker.
+func (e *shellEngine) Check(command string) Verdict {
+	a := &analysis{e: e}
+	a.script(command, 0, nil)
+	if a.found == nil {
+		return e.allow()
+	}
+	f := a.found
+	d := Data{Command: command, Rule: f.rule, Reason: f.reason, Name: f.name, Segment: f.segment, Error: f.err}
+	return e.block("deny", &d, nil)
+}
+
+func (e *shellEngine) parse(src string) (*syntax.File, error) {
+	p := e.parsers.Get().(*syntax.Parser)
+	defer e.parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}

@@ -1,0 +1,627 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// callCtx is the statement a command line belongs to.
+type callCtx struct {
+	stmt *syntax.Stmt
+	call *syntax.CallExpr
+	prod []*syntax.Stmt // the earlier stages of the statement's pipeline
+}
+
+func (sc *scope) segment(cc *callCtx) string {
+	if cc.call != nil {
+		return sc.text(cc.call)
+	}
+	return sc.text(cc.stmt)
+}
+
+// stmt checks one statement: its redirections and, for a simple command, every command line it can be.
+func (sc *scope) stmt(si stmtInfo) {
+	st := si.st
+	call, _ := st.Cmd.(*syntax.CallExpr)
+	var argvs [][]field
+	if call != nil && len(call.Args) > 0 {
+		argvs = sc.ev().wordsInto(sc.argvBuf[:0], call.Args)
+		if len(argvs) == 1 {
+			sc.argvBuf = argvs[0] // keep the grown buffer for the next statement
+		}
+	}
+	sc.redirects(st, argvs)
+	cc := &callCtx{stmt: st, call: call, prod: si.prod}
+	for _, argv := range argvs {
+		if sc.a.found != nil {
+			return
+		}
+		sc.argv(argv, cc)
+	}
+}
+
+func isOutput(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.DplOut:
+		return true
+	}
+	return false
+}
+
+// redirects applies the rules on output redirection targets.
+func (sc *scope) redirects(st *syntax.Stmt, argvs [][]field) {
+	if len(st.Redirs) == 0 {
+		return
+	}
+	var names []string
+	for _, argv := range argvs {
+		if len(argv) > 0 {
+			if ns, ok := sc.commandNames(argv[0], nil); ok {
+				names = append(names, ns...)
+			}
+		}
+	}
+	for _, r := range st.Redirs {
+		if !isOutput(r.Op) || r.Word == nil {
+			continue
+		}
+		for _, alt := range sc.ev().word(r.Word, maxAlts) {
+			for _, f := range alt {
+				if f.dyn {
+					continue
+				}
+				for _, rule := range sc.a.e.rules {
+					if len(rule.redirects) == 0 || (len(rule.cmds) > 0 && !rule.anyName(names)) {
+						continue
+					}
+					for _, re := range rule.redirects {
+						if re.MatchString(f.val) {
+							sc.a.find(finding{rule: rule.name, reason: rule.reason, name: f.val, segment: sc.text(st)})
+							return
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func (r *shellRule) anyName(names []string) bool {
+	for _, n := range names {
+		if r.matchName(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *shellRule) matchName(name string) bool {
+	for _, c := range r.cmds {
+		if (c.re == nil && c.lit == name) || (c.re != nil && c.re.MatchString(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandNames reduces a command word to the names it can run: the last path element of its known text;
+// for a name with pattern characters, every rule or wrapper name the pattern can expand to. ok is false
+// when the name is only known at run time.
+func (sc *scope) commandNames(head field, buf []string) ([]string, bool) {
+	if head.dyn {
+		// "$VENV/bin/python": the directory is dynamic, the name is not.
+		suf := head.suffix()
+		i := strings.LastIndexByte(suf, '/')
+		if i < 0 || i == len(suf)-1 || head.glob {
+			return nil, false
+		}
+		return append(buf, suf[i+1:]), true
+	}
+	v := head.val
+	name := v
+	if i := strings.LastIndexByte(v, '/'); i >= 0 && i < len(v)-1 {
+		name = v[i+1:]
+	}
+	if !head.glob {
+		return append(buf, name), true
+	}
+	pat := head.pattern()
+	if i := strings.LastIndexByte(pat, '/'); i >= 0 && i < len(pat)-1 {
+		pat = pat[i+1:]
+	}
+	re, ok := globRegexp(pat)
+	if !ok {
+		return append(buf, name), true
+	}
+	out := buf
+	for _, n := range sc.a.e.names {
+		if re.MatchString(n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == len(buf) {
+		return append(buf, name), true
+	}
+	return out, true
+}
+
+// argv checks one command line: the rules, then what it runs (wrappers, shells, scripts).
+func (sc *scope) argv(args []field, cc *callCtx) {
+	if len(args) == 0 || sc.a.found != nil {
+		return
+	}
+	e := sc.a.e
+	head := args[0]
+	var nbuf [2]string
+	names, ok := sc.commandNames(head, nbuf[:0])
+	if !ok {
+		if sc.remoteIn(head.substs()) {
+			sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: head.src, segment: sc.segment(cc)})
+		} else if e.dynDeny {
+			sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: head.src, segment: sc.segment(cc)})
+		}
+		return
+	}
+	var cache argCache
+	for _, name := range names {
+		for _, i := range e.rulesFor(name) {
+			if r := e.rules[i]; r.matchCall(name, args[1:], &cache) {
+				sc.a.find(finding{rule: r.name, reason: r.reason, name: name, segment: sc.segment(cc)})
+				return
+			}
+		}
+	}
+	for _, name := range names {
+		if e.remoteSink[name] {
+			sc.remoteSink(args, cc)
+		}
+		if w := e.wrappers[name]; w != nil {
+			sc.unwrap(w, args, cc)
+		}
+		if sc.a.found != nil {
+			return
+		}
+	}
+}
+
+// rulesFor lists, in rule order, the command rules that can apply to name.
+func (e *shellEngine) rulesFor(name string) []int {
+	lit := e.byName[name]
+	if len(e.patRules) == 0 {
+		return lit
+	}
+	var out []int
+	i := 0
+	for _, j := range e.patRules {
+		if !e.rules[j].matchName(name) {
+			continue
+		}
+		for i < len(lit) && lit[i] < j {
+			out = append(out, lit[i])
+			i++
+		}
+		if i < len(lit) && lit[i] == j {
+			i++
+		}
+		out = append(out, j)
+	}
+	return append(out, lit[i:]...)
+}
+
+// remoteSink blocks an interpreter fed by a downloader (curl ... | python, python <(curl ...)).
+func (sc *scope) remoteSink(args []field, cc *callCtx) {
+	for _, f := range args[1:] {
+		if sc.remoteIn(f.substs()) {
+			sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.src, segment: sc.segment(cc)})
+			return
+		}
+	}
+	if prod := cc.prod; len(prod) > 0 && sc.remoteIn(stmtNodes(prod)) {
+		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, segment: sc.pipeText(prod, cc)})
+	}
+}
+
+func stmtNodes(sts []*syntax.Stmt) []syntax.Node {
+	out := make([]syntax.Node, len(sts))
+	for i, s := range sts {
+		out[i] = s
+	}
+	return out
+}
+
+func (sc *scope) pipeText(prod []*syntax.Stmt, cc *callCtx) string {
+	i, j := int(prod[0].Pos().Offset()), int(cc.stmt.End().Offset())
+	if i < 0 || j > len(sc.src) || i > j {
+		return sc.segment(cc)
+	}
+	return sc.src[i:j]
+}
+
+// remoteIn reports a downloader among the commands of nodes (substitutions, pipeline stages).
+func (sc *scope) remoteIn(nodes []syntax.Node) bool {
+	if len(sc.a.e.remoteSrc) == 0 {
+		return false
+	}
+	found := false
+	for _, n := range nodes {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			call, ok := m.(*syntax.CallExpr)
+			if !ok || found {
+				return !found
+			}
+			for _, argv := range sc.ev().words(call.Args) {
+				for _, f := range argv {
+					if f.dyn {
+						continue
+					}
+					if sc.a.e.remoteSrc[path.Base(f.val)] {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// unwrap follows what a wrapper runs.
+func (sc *scope) unwrap(w *wrapper, args []field, cc *callCtx) {
+	rest := args[1:]
+	if len(w.execOpts) > 0 {
+		sc.execOptions(w, rest, cc)
+	}
+	switch w.runs {
+	case "command":
+		sc.unwrapCommand(w, rest, cc)
+	case "script", "first_script":
+		ops, ok := sc.wrapperOperands(w, rest, cc)
+		if !ok || len(ops) == 0 {
+			return
+		}
+		if w.runs == "first_script" {
+			ops = ops[:1]
+		}
+		joined := litField("")
+		for i, f := range ops {
+			if i > 0 {
+				joined.val += " "
+			}
+			joined.val += f.val
+			joined.dyn = joined.dyn || f.dyn
+			if subs := f.substs(); len(subs) > 0 {
+				joined.ext().subst = append(joined.ext().subst, subs...)
+			}
+		}
+		joined.src = ops[0].src
+		sc.scriptField(joined, cc, sc.vars)
+	case "alias":
+		ops, _ := sc.wrapperOperands(w, rest, cc)
+		for _, f := range ops {
+			if _, val, ok := strings.Cut(f.val, "="); ok {
+				v := litField(val)
+				v.dyn, v.src = f.dyn, f.src
+				if f.x != nil {
+					x := *f.x
+					x.suf, x.pre = "", ""
+					v.x = &x
+				}
+				sc.scriptField(v, cc, sc.vars)
+			}
+		}
+	case "source":
+		ops, _ := sc.wrapperOperands(w, rest, cc)
+		if len(ops) > 0 {
+			sc.scriptFile(ops[0], cc)
+		}
+	case "shell":
+		sc.shell(w, rest, cc)
+	}
+}
+
+// option handles one option token of a wrapper; it returns how many extra tokens it consumed, and false
+// when the wrapper runs nothing (a no-exec option).
+func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx) (int, bool) {
+	v := rest[i].val
+	value := func(inline string, has bool) (field, int) {
+		if has {
+			return litField(inline), 0
+		}
+		if i+1 < len(rest) {
+			return rest[i+1], 1
+		}
+		return field{}, 0
+	}
+	handle := func(opt string, f field) {
+		switch {
+		case w.splitOpts[opt], w.scriptOpts[opt]:
+			sc.scriptField(f, cc, sc.vars)
+		}
+	}
+	if strings.HasPrefix(v, "--") {
+		name, inline, has := strings.Cut(v, "=")
+		if w.noExecOpts[name] {
+			return 0, false
+		}
+		if w.valueOpts[name] || w.splitOpts[name] || w.scriptOpts[name] {
+			f, n := value(inline, has)
+			handle(name, f)
+			return n, true
+		}
+		return 0, true
+	}
+	if w.noExecOpts[v] {
+		return 0, false
+	}
+	if w.valueOpts[v] || w.splitOpts[v] || w.scriptOpts[v] { // -word options (find style) and -x
+		f, n := value("", false)
+		handle(v, f)
+		return n, true
+	}
+	for k := 1; k < len(v); k++ {
+		o := "-" + v[k:k+1]
+		if w.noExecOpts[o] {
+			return 0, false
+		}
+		if w.valueOpts[o] || w.splitOpts[o] || w.scriptOpts[o] {
+			f, n := value(v[k+1:], k+1 < len(v))
+			handle(o, f)
+			return n, true
+		}
+	}
+	return 0, true
+}
+
+// wrapperOperands skips a wrapper's options; ok is false when it runs nothing.
+func (sc *scope) wrapperOperands(w *wrapper, rest []field, cc *callCtx) ([]field, bool) {
+	for i := 0; i < len(rest); i++ {
+		t := rest[i]
+		if t.dyn {
+			return rest[i:], true
+		}
+		if t.val == "--" {
+			return rest[i+1:], true
+		}
+		if len(t.val) > 1 && t.val[0] == '-' {
+			n, ok := sc.option(w, rest, i, cc)
+			if !ok {
+				return nil, false
+			}
+			i += n
+			continue
+		}
+		return rest[i:], true
+	}
+	return nil, true
+}
+
+func (sc *scope) unwrapCommand(w *wrapper, rest []field, cc *callCtx) {
+	pos := w.positionals
+	i := 0
+loop:
+	for i < len(rest) {
+		t := rest[i]
+		switch {
+		case t.dyn:
+			break loop
+		case t.val == "--":
+			i++
+			break loop
+		case len(t.val) > 1 && t.val[0] == '-':
+			n, ok := sc.option(w, rest, i, cc)
+			if !ok || sc.a.found != nil {
+				return
+			}
+			i += n + 1
+		case w.assignments && isAssignment(t.val):
+			i++
+		case pos > 0:
+			pos--
+			i++
+		default:
+			break loop
+		}
+	}
+	inner := rest[i:]
+	if len(inner) == 0 {
+		return
+	}
+	if w.appends {
+		extra := field{dyn: true, src: "(operands read at run time)"}
+		inner = append(append([]field(nil), inner...), extra)
+	}
+	sc.argv(inner, cc)
+}
+
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	return ok && syntax.ValidName(name)
+}
+
+// execOptions checks the commands embedded after find's -exec style options, up to ";" or "+"; "{}"
+// becomes each starting point (the shallowest path find hands over).
+func (sc *scope) execOptions(w *wrapper, rest []field, cc *callCtx) {
+	var starts []string
+	for _, f := range rest {
+		if f.dyn || strings.HasPrefix(f.val, "-") || f.val == "(" || f.val == "!" {
+			break
+		}
+		starts = append(starts, f.val)
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i].dyn || !w.execOpts[rest[i].val] {
+			continue
+		}
+		j := i + 1
+		for j < len(rest) && !(rest[j].val == ";" || rest[j].val == "+") {
+			j++
+		}
+		for _, start := range starts {
+			emb := make([]field, 0, j-i-1)
+			for _, f := range rest[i+1 : j] {
+				if !f.dyn && strings.Contains(f.val, "{}") {
+					g := litField(strings.ReplaceAll(f.val, "{}", start))
+					g.src = f.src
+					f = g
+				}
+				emb = append(emb, f)
+			}
+			sc.argv(emb, cc)
+			if sc.a.found != nil {
+				return
+			}
+		}
+		i = j
+	}
+}
+
+// shell follows a shell: -c SCRIPT, a script file, or a script read from standard input.
+func (sc *scope) shell(w *wrapper, rest []field, cc *callCtx) {
+	hasC, stdin := false, false
+	i := 0
+loop:
+	for i < len(rest) {
+		t := rest[i]
+		v := t.val
+		switch {
+		case t.dyn:
+			break loop
+		case v == "--" || v == "-":
+			i++
+			break loop
+		case strings.HasPrefix(v, "--"):
+			name, _, has := strings.Cut(v, "=")
+			if w.valueOpts[name] && !has {
+				i++
+			}
+			i++
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			for k := 1; k < len(v); k++ {
+				c := v[k]
+				if v[0] == '-' && c == 'c' {
+					hasC = true
+					continue
+				}
+				if v[0] == '-' && c == 's' {
+					stdin = true
+				}
+				if w.valueOpts[string(v[0])+string(c)] {
+					if k == len(v)-1 {
+						i++
+					}
+					break
+				}
+			}
+			i++
+		default:
+			break loop
+		}
+	}
+	ops := rest[i:]
+	switch {
+	case hasC:
+		if len(ops) > 0 {
+			sc.scriptField(ops[0], cc, sc.vars)
+		}
+	case len(ops) > 0 && !stdin:
+		sc.scriptFile(ops[0], cc)
+	default:
+		sc.stdinScript(cc)
+	}
+}
+
+// scriptField checks shell source given as an argument.
+func (sc *scope) scriptField(f field, cc *callCtx, vars *varTable) {
+	if sc.a.found != nil {
+		return
+	}
+	if f.dyn {
+		sc.dynScript(f, cc)
+		return
+	}
+	sc.a.script(f.val, sc.depth+1, vars)
+}
+
+func (sc *scope) dynScript(f field, cc *callCtx) {
+	e := sc.a.e
+	switch {
+	case sc.remoteIn(f.substs()):
+		sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: f.src, segment: sc.segment(cc)})
+	case e.dynDeny:
+		sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: f.src, segment: sc.segment(cc)})
+	default:
+		// Check what is known of the script.
+		sc.a.script(f.val, sc.depth+1, sc.vars)
+	}
+}
+
+// scriptFile follows a script file operand: a process substitution is a script made by its commands; a
+// file on disk is not known here and is allowed.
+func (sc *scope) scriptFile(f field, cc *callCtx) {
+	switch {
+	case f.procSubst() != nil:
+		sc.producedScript(f.procSubst().Stmts, f.src, cc, false)
+	case f.dyn && sc.remoteIn(f.substs()):
+		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.src, segment: sc.segment(cc)})
+	}
+}
+
+// producedScript checks a script that is the output of stmts (a pipeline's earlier stages, or a process
+// substitution): a downloader is a remote script; a constant echo or printf is parsed; anything else is
+// dynamic.
+func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, piped bool) {
+	e := sc.a.e
+	segment := sc.segment(cc)
+	if piped {
+		segment = sc.pipeText(stmts, cc)
+	}
+	if sc.remoteIn(stmtNodes(stmts)) {
+		sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: name, segment: segment})
+		return
+	}
+	if len(stmts) >= 1 {
+		if outs, ok := sc.ev().staticOutput(stmts[len(stmts)-1]); ok {
+			for _, o := range outs {
+				sc.a.script(o, sc.depth+1, sc.vars)
+			}
+			return
+		}
+	}
+	if e.dynDeny {
+		sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: name, segment: segment})
+	}
+}
+
+// stdinScript checks the script a shell reads from standard input: a here-string or here-document, a
+// redirected file or process substitution, or the earlier stages of its pipeline.
+func (sc *scope) stdinScript(cc *callCtx) {
+	ev := sc.ev()
+	for _, r := range cc.stmt.Redirs {
+		switch r.Op {
+		case syntax.WordHdoc:
+			for _, f := range ev.doc(r.Word, wordCtx{}, maxAlts) {
+				sc.scriptField(f, cc, sc.vars)
+			}
+			return
+		case syntax.Hdoc, syntax.DashHdoc:
+			for _, f := range ev.doc(r.Hdoc, wordCtx{quoted: true}, maxAlts) {
+				sc.scriptField(f, cc, sc.vars)
+			}
+			return
+		case syntax.RdrIn:
+			fs := ev.word(r.Word, 1)
+			if len(fs) > 0 && len(fs[0]) > 0 {
+				sc.scriptFile(fs[0][0], cc)
+			}
+			return
+		}
+	}
+	if prod := cc.prod; len(prod) > 0 {
+		sc.producedScript(prod, "", cc, true)
+	}
+}
