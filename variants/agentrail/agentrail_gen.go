@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 	"io"
 	"sync"
@@ -102,6 +103,11 @@ func WithShell(argv ...string) Option {
 // WithTerminal is where output goes when a call asks not to capture it (default: discarded).
 func WithTerminal(w io.Writer) Option {
 	return runtime.WithTerminal(w)
+}
+
+// WithPolicyOptions passes host settings to the spec's policies.
+func WithPolicyOptions(opts ...policy.Option) Option {
+	return runtime.WithPolicyOptions(opts...)
 }
 
 // Tool runs the agentrail variant's tools on the agentbash runtime. It is safe for concurrent use;
@@ -312,7 +318,8 @@ func UnmarshalResult(data []byte) (Result, error) {
 }
 
 // ToolError is the ToolError error the tools raise (a *runtime.ToolError with Type "ToolError") when:
-// the background registry fails. errors.As finds it, and through Unwrap the *runtime.ToolError too.
+// policy agentrail_dangerous blocks a command; policy agentrail_permissions blocks a command; the
+// background registry fails. errors.As finds it, and through Unwrap the *runtime.ToolError too.
 type ToolError struct {
 	// Message is the error's text, exactly as the source words it.
 	Message string

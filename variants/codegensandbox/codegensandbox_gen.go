@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 	"io"
 	"sync"
@@ -115,6 +116,11 @@ func WithShell(argv ...string) Option {
 // WithTerminal is where output goes when a call asks not to capture it (default: discarded).
 func WithTerminal(w io.Writer) Option {
 	return runtime.WithTerminal(w)
+}
+
+// WithPolicyOptions passes host settings to the spec's policies.
+func WithPolicyOptions(opts ...policy.Option) Option {
+	return runtime.WithPolicyOptions(opts...)
 }
 
 // Tool runs the codegensandbox variant's tools on the agentbash runtime. It is safe for concurrent
@@ -263,11 +269,11 @@ type KillShellParams struct {
 }
 
 // ToolError is the ToolError error the tools raise (a *runtime.ToolError with Type "ToolError") when:
-// a shell id is not known; the background registry fails; Bash gets no command; Bash gets an empty
-// command; Bash gets no description; Bash gets an empty description; Bash ends with outcome
-// spawn_error; BashOutput gets no shell_id; BashOutput gets an empty shell_id; KillShell gets no
-// shell_id; KillShell gets an empty shell_id. errors.As finds it, and through Unwrap the
-// *runtime.ToolError too.
+// policy codegensandbox_deny blocks a command; a shell id is not known; the background registry fails;
+// Bash gets no command; Bash gets an empty command; Bash gets no description; Bash gets an empty
+// description; Bash ends with outcome spawn_error; BashOutput gets no shell_id; BashOutput gets an
+// empty shell_id; KillShell gets no shell_id; KillShell gets an empty shell_id. errors.As finds it,
+// and through Unwrap the *runtime.ToolError too.
 type ToolError struct {
 	// Message is the error's text, exactly as the source words it.
 	Message string

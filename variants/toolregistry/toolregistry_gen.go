@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 	"io"
 	"sync"
@@ -101,6 +102,11 @@ func WithShell(argv ...string) Option {
 // WithTerminal is where output goes when a call asks not to capture it (default: discarded).
 func WithTerminal(w io.Writer) Option {
 	return runtime.WithTerminal(w)
+}
+
+// WithPolicyOptions passes host settings to the spec's policies.
+func WithPolicyOptions(opts ...policy.Option) Option {
+	return runtime.WithPolicyOptions(opts...)
 }
 
 // Tool runs the toolregistry variant's tools on the agentbash runtime. It is safe for concurrent use;
@@ -295,6 +301,27 @@ func (e *ValidationError) Unwrap() error {
 	}
 }
 
+// ValueError is the ValueError error the tools raise (a *runtime.ToolError with Type "ValueError")
+// when: policy toolregistry_deny blocks a command. errors.As finds it, and through Unwrap the
+// *runtime.ToolError too.
+type ValueError struct {
+	// Message is the error's text, exactly as the source words it.
+	Message string
+}
+
+// Error returns "ValueError: " and the message, as runtime.ToolError does.
+func (e *ValueError) Error() string {
+	return "ValueError: " + e.Message
+}
+
+// Unwrap returns the error as the runtime raised it.
+func (e *ValueError) Unwrap() error {
+	return &runtime.ToolError{
+		Message: e.Message,
+		Type:    "ValueError",
+	}
+}
+
 // typedError returns a *runtime.ToolError as this package's error type for its kind, and any other
 // error as it is.
 func typedError(err error) error {
@@ -311,6 +338,8 @@ func typedError(err error) error {
 		return &UnicodeDecodeError{Message: te.Message}
 	case "ValidationError":
 		return &ValidationError{Message: te.Message}
+	case "ValueError":
+		return &ValueError{Message: te.Message}
 	}
 	return err
 }

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 	"io"
 	"sync"
@@ -100,6 +101,11 @@ func WithShell(argv ...string) Option {
 // WithTerminal is where output goes when a call asks not to capture it (default: discarded).
 func WithTerminal(w io.Writer) Option {
 	return runtime.WithTerminal(w)
+}
+
+// WithPolicyOptions passes host settings to the spec's policies.
+func WithPolicyOptions(opts ...policy.Option) Option {
+	return runtime.WithPolicyOptions(opts...)
 }
 
 // Tool runs the tunacode variant's tools on the agentbash runtime. It is safe for concurrent use;
@@ -205,9 +211,10 @@ type Params struct {
 }
 
 // ModelRetry is the ModelRetry error the tools raise (a *runtime.ToolError with Type "ModelRetry")
-// when: bash gets a blank command; bash gets a timeout out of range; bash gets a working directory
-// that is not a directory; bash ends with outcome spawn_error; bash ends with outcome timeout.
-// errors.As finds it, and through Unwrap the *runtime.ToolError too.
+// when: policy tunacode_destructive blocks a command; policy tunacode_security blocks a command; bash
+// gets a timeout out of range; bash gets a working directory that is not a directory; bash ends with
+// outcome spawn_error; bash ends with outcome timeout. errors.As finds it, and through Unwrap the
+// *runtime.ToolError too.
 type ModelRetry struct {
 	// Message is the error's text, exactly as the source words it.
 	Message string
