@@ -6,6 +6,8 @@
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
 //	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
+//	agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
+//	agentbash target VARIANT|SPEC.yaml
 //
 // The command is thin: flags and wiring; the work is in spec, runtime and variants.
 package main
@@ -36,6 +38,8 @@ const usage = `usage:
   agentbash spec schema
   agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
   agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
+  agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
+  agentbash target VARIANT|SPEC.yaml
 `
 
 // Main runs the CLI with args and returns the exit code.
@@ -56,6 +60,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return cmdPolicy(args[1:], stdout, stderr)
 	case "gen":
 		return cmdGen(args[1:], stdout, stderr)
+	case "conformance":
+		return cmdConformance(args[1:], stdout, stderr)
+	case "target":
+		return cmdTarget(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

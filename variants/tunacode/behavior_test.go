@@ -218,37 +218,6 @@ func multibyte(w *workspace) func(n int) string {
 
 // ---- helpers (each variant's behavior_test.go carries its own copy) ----
 
-// obj is a JSON object whose fields keep their order.
-type obj []kv
-
-type kv struct {
-	k string
-	v any
-}
-
-func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(f.k)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(f.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
 // workspace is one case's workspace: sub/ (a directory), file (a regular file) and escape (a symlink to a
 // directory outside).
 type workspace struct {

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agentbash/agentbash/variants"
+)
+
+// The test binary doubles as `agentbash target`: started as `<test binary> agentbash-target ARGS...` it runs
+// cmdTarget (before the testing package parses any flag).
+func init() {
+	if len(os.Args) >= 2 && os.Args[1] == "agentbash-target" {
+		os.Exit(cmdTarget(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+}
+
+// targetArgv is the argv of `agentbash target ARGS...` served by this test binary.
+func targetArgv(args ...string) []string {
+	return append([]string{os.Args[0], "agentbash-target"}, args...)
+}
+
+var countsLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed(, \d+ skipped)?\n\z`)
+
+// Every built-in variant passes the suite against `agentbash target <id>`.
+func TestConformanceCommandOnBuiltins(t *testing.T) {
+	for _, id := range variants.IDs() {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			var out, errb bytes.Buffer
+			args := append([]string{id, "-trusted", "--"}, targetArgv(id)...)
+			code := cmdConformance(args, &out, &errb)
+			m := countsLine.FindStringSubmatch(out.String())
+			if code != 0 || m == nil || m[2] != "0" || m[1] == "0" {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+			}
+			t.Logf("%s: %s", id, strings.TrimSpace(m[0]))
+		})
+	}
+}
+
+func TestConformanceCommand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{
+			name:     "a wrong target fails with diffs",
+			args:     append([]string{"toolregistry", "-run", "bash/(stdout only|non-zero exit)$", "--"}, targetArgv("rye")...),
+			code:     1,
+			contains: []string{"FAIL bash/stdout only\n", "$.success: unexpected (got true)", "$.timed_out: missing (want false)", "\n0 passed, 2 failed\n"},
+		},
+		{
+			name:     "JSON report",
+			args:     append([]string{"rye", "-json", "-run", "stdout only", "--"}, targetArgv("rye")...),
+			code:     0,
+			contains: []string{`"variant": "rye"`, `"passed": 1`, `"status": "pass"`},
+		},
+		{
+			name:     "a spec file",
+			args:     append([]string{filepath.Join("..", "..", "variants", "rye", "rye.yaml"), "-run", "stdout only", "--"}, targetArgv("rye")...),
+			code:     0,
+			contains: []string{"\n1 passed, 0 failed\n"},
+		},
+		{
+			name:     "policy examples as written are skipped on an untrusted target",
+			args:     append([]string{"toolregistry", "-run", "policy", "--"}, targetArgv("toolregistry")...),
+			code:     0,
+			contains: []string{"SKIP bash/policy toolregistry_deny blocks: rm -rf /: not sent", ", 0 failed, 9 skipped\n"},
+		},
+		{name: "no target", args: []string{"rye", "--"}, code: 2},
+		{name: "no dashes", args: []string{"rye", "agentbash"}, code: 2},
+		{name: "no variant", args: append([]string{"--"}, targetArgv("rye")...), code: 2},
+		{name: "a bad -run", args: append([]string{"rye", "-run", "(", "--"}, targetArgv("rye")...), code: 2},
+		{name: "an unknown variant", args: append([]string{"nope", "--"}, targetArgv("rye")...), code: 1},
+		{name: "a target that cannot start", args: []string{"rye", "-run", "stdout only", "--", "/nonexistent/target"}, code: 1,
+			contains: []string{"starting the target"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := cmdConformance(tc.args, &out, &errb)
+			all := out.String() + errb.String()
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", code, tc.code, all)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(all, s) {
+					t.Errorf("output lacks %q:\n%s", s, all)
+				}
+			}
+			if strings.Contains(strings.Join(tc.args, " "), "-json") && code == 0 && !json.Valid(out.Bytes()) {
+				t.Errorf("-json printed invalid JSON:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestTargetCommand(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	req, _ := json.Marshal(map[string]any{"id": 7, "tool": "bash", "params": map[string]string{"command": "echo hi"}, "workspace": ws})
+	var out, errb bytes.Buffer
+	if code := cmdTarget([]string{"rye"}, bytes.NewReader(append(req, '\n')), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := `{"id":7,"result":{"success":true,"output":"hi\n","stdout":"hi\n","stderr":"","exit_code":0,"truncated":false}}` + "\n"
+	if out.String() != want {
+		t.Errorf("got %s\nwant %s", out.String(), want)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{{nil, 2}, {[]string{"rye", "extra"}, 2}, {[]string{"-x"}, 2}, {[]string{"nope"}, 1}} {
+		if code := cmdTarget(tc.args, strings.NewReader(""), &out, &errb); code != tc.code {
+			t.Errorf("cmdTarget(%q) = %d, want %d", tc.args, code, tc.code)
+		}
+	}
+}

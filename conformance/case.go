@@ -1,0 +1,568 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentbash/agentbash/runtime/policy"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// WorkspaceToken stands for the case's workspace path: in Params it is replaced by the absolute path before
+// a call, and in answers the path is masked back to it.
+const WorkspaceToken = "<WORKSPACE>"
+
+// countToken stands, in a sized case's command, for the number of filler units to emit; it is replaced by
+// the number right-aligned in countWidth columns, so the command's length does not depend on it.
+const (
+	countToken = "<COUNT>"
+	countWidth = 9
+)
+
+// DefaultMaxElapsed bounds a case that does not wait for a timeout.
+const DefaultMaxElapsed = 5 * time.Second
+
+// Case is one call of a tool with its workspace and the properties its answer must have.
+type Case struct {
+	// Name is unique within a variant's cases: "<tool>/<what>".
+	Name string `json:"name"`
+	// Tool is the tool called.
+	Tool string `json:"tool"`
+	// Params are the parameters as a model would send them; WorkspaceToken in a string stands for the
+	// workspace path.
+	Params json.RawMessage `json:"params"`
+	// Setup is created in the workspace before the call, in order.
+	Setup []Entry `json:"setup,omitempty"`
+	// MaxElapsed bounds the time the answer may take.
+	MaxElapsed time.Duration `json:"max_elapsed"`
+	// NoSurvivors asks that no process is left running in the workspace once the answer is in (checked on
+	// Linux, where /proc tells a process's working directory).
+	NoSurvivors bool `json:"no_survivors,omitempty"`
+	// Hazard, when set, says why the command would do harm if run (a command a policy blocks, as written):
+	// the case is sent only to a trusted target and skipped on others.
+	Hazard string `json:"hazard,omitempty"`
+	// Size, when set, makes the output size depend on the rendered result: see Sizing.
+	Size *Sizing `json:"size,omitempty"`
+	// About says what the case checks, for reports.
+	About string `json:"about,omitempty"`
+}
+
+// Entry is a file, directory or symbolic link created in a case's workspace.
+type Entry struct {
+	// Path is relative to the workspace, with forward slashes.
+	Path string `json:"path"`
+	// Dir creates a directory.
+	Dir bool `json:"dir,omitempty"`
+	// Symlink creates a symbolic link pointing here.
+	Symlink string `json:"symlink,omitempty"`
+	// Content is a regular file's content.
+	Content string `json:"content,omitempty"`
+}
+
+// Sizing calibrates a case whose limit applies to the whole rendered result (a result-level truncation):
+// the command contains "<COUNT>" and emits that many filler units plus Fixed more. Before the case runs,
+// the reference renders a probe with a small count, and the count is chosen so that the rendered text is
+// Want units long (bytes or chars).
+type Sizing struct {
+	Unit  string `json:"unit"`
+	Want  int    `json:"want"`
+	Fixed int    `json:"fixed"`
+}
+
+// field is one parameter of a call, kept in order.
+type field struct {
+	name  string
+	value any
+}
+
+// object renders fields as a JSON object in their order.
+func object(fs ...field) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.name)
+		b.Write(k)
+		b.WriteByte(':')
+		var enc bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		_ = e.Encode(f.value)
+		b.Write(bytes.TrimSuffix(enc.Bytes(), []byte("\n")))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// toolInfo is what the battery needs to know of a tool.
+type toolInfo struct {
+	v     *spec.Variant
+	t     *spec.Tool
+	roles map[string]*spec.Param
+	grace time.Duration
+}
+
+func newToolInfo(v *spec.Variant, t *spec.Tool) *toolInfo {
+	ti := &toolInfo{v: v, t: t, roles: map[string]*spec.Param{}, grace: 500 * time.Millisecond}
+	for i := range t.Params {
+		p := &t.Params[i]
+		if p.Role != "" && p.Role != "none" {
+			ti.roles[p.Role] = p
+		}
+	}
+	if d, err := time.ParseDuration(v.Shell.Grace); err == nil {
+		ti.grace = d
+	}
+	return ti
+}
+
+func (ti *toolInfo) kind() string {
+	if ti.t.Kind == "" {
+		return "exec"
+	}
+	return ti.t.Kind
+}
+
+// params builds a call: the given parameters (by role, or by name for parameters without a role) first in
+// the tool's parameter order, then every other required parameter filled with a plain value.
+func (ti *toolInfo) params(set map[string]any) json.RawMessage {
+	var fs []field
+	for _, p := range ti.t.Params {
+		if v, ok := set[p.Role]; ok && p.Role != "" && p.Role != "none" {
+			if v != omit {
+				fs = append(fs, field{p.Name, v})
+			}
+			continue
+		}
+		if v, ok := set[p.Name]; ok {
+			if v != omit {
+				fs = append(fs, field{p.Name, v})
+			}
+			continue
+		}
+		if p.Required {
+			fs = append(fs, field{p.Name, plainValue(p)})
+		}
+	}
+	return object(fs...)
+}
+
+// omit leaves a parameter out even when it is required.
+var omit = &struct{ omitted bool }{}
+
+func plainValue(p spec.Param) any {
+	if p.Default != nil {
+		return p.Default
+	}
+	switch p.Type {
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return false
+	case "object":
+		return map[string]string{}
+	}
+	if p.Role == "shell_id" {
+		return "conformance-unknown"
+	}
+	return "conformance check"
+}
+
+// builder collects the cases of one tool.
+type builder struct {
+	ti    *toolInfo
+	cases []Case
+	// policies are the tool's compiled policies, in check order.
+	checks []policy.Checker
+}
+
+func (b *builder) add(c Case) {
+	c.Tool = b.ti.t.Name
+	c.Name = b.ti.t.Name + "/" + c.Name
+	if c.MaxElapsed == 0 {
+		c.MaxElapsed = DefaultMaxElapsed
+	}
+	b.cases = append(b.cases, c)
+}
+
+// cmd adds a case running a battery command, spelled so that the tool's policies let it run when some
+// spelling does: with newlines for "; " and >/dev/stderr for >&2 (a deny list of characters such as
+// tunacode's blocks ; and &). With no such spelling the case checks the policy's verdict instead.
+func (b *builder) cmd(name, command string, more map[string]any, c Case) {
+	b.run(name, b.spell(command), more, c)
+}
+
+func (b *builder) spell(command string) string {
+	nl := strings.ReplaceAll(command, "; ", "\n")
+	dev := strings.ReplaceAll(command, ">&2", ">/dev/stderr")
+	both := strings.ReplaceAll(nl, ">&2", ">/dev/stderr")
+	for _, alt := range []string{command, nl, dev, both} {
+		if b.allowed(alt) {
+			return alt
+		}
+	}
+	return command
+}
+
+// allowed reports whether every policy of the tool lets the command run.
+func (b *builder) allowed(command string) bool {
+	for _, p := range b.checks {
+		if !p.Check(command).Allowed {
+			return false
+		}
+	}
+	return true
+}
+
+// run adds a case calling the tool with this command as written (and more parameters by role or name).
+func (b *builder) run(name, command string, more map[string]any, c Case) {
+	set := map[string]any{"command": command}
+	for k, v := range more {
+		set[k] = v
+	}
+	c.Name = name
+	c.Params = b.ti.params(set)
+	if c.About == "" {
+		c.About = "command: " + command
+	}
+	b.add(c)
+}
+
+// Cases derives the conformance cases of a variant from its spec: for each exec tool a battery built from
+// the tool's own parameters, limits, timeout rules, working-directory rules and policy examples; for poll
+// and kill tools the unknown and missing shell id. The order is stable.
+func Cases(v *spec.Variant) []Case {
+	var checkers map[string]policy.Checker
+	if len(v.Policies) > 0 {
+		checkers, _ = policy.CompileAll(v.Policies)
+	}
+	var out []Case
+	for i := range v.Tools {
+		ti := newToolInfo(v, &v.Tools[i])
+		b := &builder{ti: ti}
+		for _, ch := range ti.t.Checks {
+			if c, ok := checkers[ch.Policy]; ok && ch.Policy != "" {
+				b.checks = append(b.checks, c)
+			}
+		}
+		switch ti.kind() {
+		case "exec":
+			if ti.roles["command"] == nil {
+				continue
+			}
+			b.basics()
+			b.limits()
+			b.timeouts()
+			b.workdirs()
+			b.otherRoles()
+			b.commandChecks()
+			b.policies(checkers)
+		case "poll", "kill":
+			b.shellIDs()
+		}
+		out = append(out, b.cases...)
+	}
+	return out
+}
+
+func (b *builder) basics() {
+	noSurv := Case{NoSurvivors: true}
+	for _, c := range []struct{ name, cmd string }{
+		{"stdout only", "echo hello"},
+		{"stderr only", "echo oops >&2"},
+		{"stdout and stderr", "echo out; echo err >&2"},
+		{"interleaved streams", "echo 1; echo 2 >&2; echo 3; echo 4 >&2"},
+		{"non-zero exit", "echo x; echo y >&2; exit 3"},
+		{"exit 1 without output", "exit 1"},
+		{"empty output", "true"},
+		{"unicode", `printf 'h\303\251llo \342\202\254 \360\237\230\200\n'`},
+		{"invalid UTF-8", `printf 'a\377b\n'`},
+		{"truncated UTF-8 sequence at the end", `printf 'ab\342\202'`},
+		{"overlong UTF-8 encoding", `printf 'x\300\257y\n'`},
+		{"invalid UTF-8 on stderr only", `echo fine; printf 'x\377\n' >&2`},
+		{"CRLF line endings", `printf 'a\r\nb\r\n'`},
+		{"lone CR", `printf 'a\rb\rc\n'`},
+		{"CRLF on stderr", `printf 'e\r\nf\r\n' >&2`},
+		{"white space around output", `printf '  padded  \n\n'; printf '\n  err  \n' >&2`},
+		{"stdin is closed", "cat"},
+		{"killed by a signal", "kill -9 $$"},
+	} {
+		b.cmd(c.name, c.cmd, nil, noSurv)
+	}
+}
+
+// emit is a shell command writing exactly n units (bytes or chars) of text with distinguishable ends
+// ("<" and ">"; with chars, a two-byte character after "<" and before ">") and no white space, so a head, a
+// tail and a strip are visible. count, when not empty, replaces the filler count (a sized case).
+func emit(n int, unit, count string) string {
+	fixed := 2
+	head, tail := `<`, `>`
+	if unit == "chars" {
+		fixed, head, tail = 4, `<\303\251`, `\303\251>`
+	}
+	if count == "" {
+		if n < fixed {
+			return "printf '" + strings.Repeat("a", max(n, 0)) + "'"
+		}
+		count = fmt.Sprint(n - fixed)
+	}
+	return "printf '" + head + "'; head -c " + count + " /dev/zero | tr '\\0' a; printf '" + tail + "'"
+}
+
+func emitFixed(unit string) int {
+	if unit == "chars" {
+		return 4
+	}
+	return 2
+}
+
+func (b *builder) limits() {
+	o := b.ti.t.Output
+	if o != nil && o.Truncate != nil {
+		tr := o.Truncate
+		streams := []string{"stdout", "stderr"}
+		if o.Capture == "combined" {
+			streams = []string{"output"}
+		}
+		for _, s := range streams {
+			deltas := []int{-1, 0, 1}
+			if s == "stderr" {
+				deltas = []int{0, 1}
+			}
+			for _, d := range deltas {
+				n := tr.Limit + d
+				cmd := emit(n, tr.Unit, "")
+				if s == "stderr" {
+					cmd = "(" + cmd + ") >&2"
+				}
+				b.cmd(fmt.Sprintf("%s at limit%s (%d %s)", s, signed(d), n, tr.Unit), cmd, nil,
+					Case{NoSurvivors: true, About: fmt.Sprintf("%s of %d %s against a limit of %d", s, n, tr.Unit, tr.Limit)})
+			}
+		}
+		if o.Capture == "combined" {
+			half := tr.Limit / 2
+			cmd := emit(half, tr.Unit, "") + "; (" + emit(tr.Limit+1-half, tr.Unit, "") + ") >&2"
+			b.cmd(fmt.Sprintf("stdout and stderr together at limit+1 (%d %s)", tr.Limit+1, tr.Unit), cmd, nil,
+				Case{NoSurvivors: true})
+		}
+		if tr.Unit == "bytes" && tr.Limit >= 2 {
+			// A two-byte character across the cut: the cut decodes as the spec says (replace, ignore, raw).
+			cmd := fmt.Sprintf(`head -c %d /dev/zero | tr '\0' a; printf '\303\251z'`, tr.Limit-1)
+			b.cmd("multi-byte character across the limit", cmd, nil, Case{NoSurvivors: true})
+		}
+	}
+	// Result-level truncation: the whole rendered text is limited, so the output size is calibrated.
+	for _, name := range sortedKeys(b.ti.t.Results.Cases) {
+		sh := b.ti.t.Results.Cases[name]
+		if sh.Truncate == nil || sh.Text == nil || (name != "exit" && name != "success") {
+			continue
+		}
+		tr := sh.Truncate
+		for _, d := range []int{-1, 0, 1} {
+			want := tr.Limit + d
+			b.cmd(fmt.Sprintf("result at limit%s (%d %s)", signed(d), want, tr.Unit), emit(0, tr.Unit, countToken), nil,
+				Case{NoSurvivors: true, Size: &Sizing{Unit: tr.Unit, Want: want, Fixed: emitFixed(tr.Unit)},
+					About: fmt.Sprintf("output sized so that the %s result is %d %s against a limit of %d", name, want, tr.Unit, tr.Limit)})
+		}
+	}
+}
+
+func signed(d int) string {
+	switch {
+	case d > 0:
+		return fmt.Sprintf("+%d", d)
+	case d < 0:
+		return fmt.Sprint(d)
+	}
+	return ""
+}
+
+// smallestTimeout is the shortest timeout worth waiting for, in the spec's unit: 1 s or 1000 ms, raised to
+// the minimum and lowered to the maximum.
+func smallestTimeout(tm *spec.Timeout) float64 {
+	v := 1.0
+	if tm.Unit == "ms" {
+		v = 1000
+	}
+	if tm.Min != nil && v < *tm.Min {
+		v = *tm.Min
+	}
+	if tm.Max != nil && v > *tm.Max && *tm.Max > 0 {
+		v = *tm.Max
+	}
+	return v
+}
+
+func (ti *toolInfo) seconds(v float64) time.Duration {
+	if ti.t.Timeout != nil && ti.t.Timeout.Unit == "ms" {
+		return time.Duration(v * float64(time.Millisecond))
+	}
+	return time.Duration(v * float64(time.Second))
+}
+
+// number renders a timeout value as the parameter's JSON type expects.
+func number(p *spec.Param, v float64) any {
+	if p.Type == "integer" || v == math.Trunc(v) {
+		return int64(v)
+	}
+	return v
+}
+
+func (b *builder) timeouts() {
+	tm, p := b.ti.t.Timeout, b.ti.roles["timeout"]
+	if tm == nil || p == nil {
+		return
+	}
+	small := smallestTimeout(tm)
+	d := b.ti.seconds(small)
+	background := tm.Expiry == "background"
+	b.cmd(fmt.Sprintf("timeout with partial output (%s%s)", fmtNum(small), tm.Unit), "echo partial; sleep 5; echo late",
+		map[string]any{"timeout": number(p, small)},
+		Case{MaxElapsed: d + b.ti.grace + 3*time.Second, NoSurvivors: !background,
+			About: "partial output, then a timeout of " + fmtNum(small) + tm.Unit + " expires (" + tm.Expiry + ")"})
+	// Zero: expires at once, means the default, or fails the range rule. The command is silent for a
+	// second so that "at once" cannot race with its output.
+	b.cmd("timeout zero", "sleep 1; echo zero", map[string]any{"timeout": 0},
+		Case{MaxElapsed: 1500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
+	if p.Nullable {
+		b.cmd("timeout null", "echo none", map[string]any{"timeout": nil}, Case{NoSurvivors: true})
+	}
+	if tm.Max != nil {
+		b.cmd("timeout above the maximum", "echo high", map[string]any{"timeout": number(p, *tm.Max+1)}, Case{NoSurvivors: true})
+	}
+	if tm.Min != nil && !(*tm.Min-1 == 0 && tm.RangeSkipsZero) {
+		b.cmd("timeout below the minimum", "echo low", map[string]any{"timeout": number(p, *tm.Min-1)}, Case{NoSurvivors: true})
+	}
+	if p.Type == "number" {
+		b.cmd("timeout with a fraction", "echo fraction", map[string]any{"timeout": small + 1.5}, Case{NoSurvivors: true})
+	}
+	b.cmd("timeout of the wrong type", "echo typed", map[string]any{"timeout": "10"}, Case{NoSurvivors: true})
+}
+
+func fmtNum(f float64) string { return fmt.Sprint(f) }
+
+func (b *builder) workdirs() {
+	p := b.ti.roles["workdir"]
+	if p == nil {
+		return
+	}
+	setup := []Entry{{Path: "sub", Dir: true}, {Path: "file.txt", Content: "not a directory\n"}, {Path: "up", Symlink: ".."}}
+	for _, c := range []struct {
+		name string
+		dir  any
+	}{
+		{"workdir relative", "sub"},
+		{"workdir absolute", WorkspaceToken + "/sub"},
+		{"workdir missing", "missing"},
+		{"workdir is a file", "file.txt"},
+		{"workdir outside the workspace", ".."},
+		{"workdir symlink leaving the workspace", "up"},
+		{"workdir empty", ""},
+	} {
+		b.cmd(c.name, "pwd", map[string]any{"workdir": c.dir}, Case{Setup: setup, NoSurvivors: true})
+	}
+	if p.Nullable {
+		b.cmd("workdir null", "pwd", map[string]any{"workdir": nil}, Case{NoSurvivors: true})
+	}
+}
+
+func (b *builder) otherRoles() {
+	if b.ti.roles["env"] != nil {
+		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},
+			Case{NoSurvivors: true})
+	}
+	if b.ti.roles["capture"] != nil {
+		b.cmd("output not captured", "echo hidden; echo hidden-err >&2", map[string]any{"capture": false}, Case{NoSurvivors: true})
+	}
+	if b.ti.roles["background"] != nil {
+		b.cmd("run in background", "echo started", map[string]any{"background": true}, Case{})
+	}
+}
+
+func (b *builder) commandChecks() {
+	b.run("empty command", "", nil, Case{NoSurvivors: true})
+	b.run("blank command", "   ", nil, Case{NoSurvivors: true})
+	b.run("missing command", "", map[string]any{"command": omit}, Case{NoSurvivors: true, About: "no command parameter"})
+	b.run("command of the wrong type", "", map[string]any{"command": 42}, Case{NoSurvivors: true, About: "command: 42"})
+}
+
+func (b *builder) shellIDs() {
+	b.add(Case{Name: "unknown shell id", Params: b.ti.params(map[string]any{"shell_id": "conformance-unknown"})})
+	b.add(Case{Name: "missing shell id", Params: b.ti.params(map[string]any{"shell_id": omit})})
+}
+
+// guards are put before a blocked example so that a shell that runs it anyway exits first: the first
+// with which the policy blocks the example by the same rule is used.
+var guards = []string{"exit 0; ", "exit 0\n"}
+
+// posixShell reports whether the variant's shell reads "exit 0; X" as exiting before X.
+func posixShell(v *spec.Variant) bool {
+	if v.Shell.Embedded {
+		return true
+	}
+	if len(v.Shell.Argv) == 0 {
+		return false
+	}
+	switch path.Base(v.Shell.Argv[0]) {
+	case "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox":
+		return true
+	}
+	return false
+}
+
+func (b *builder) policies(checkers map[string]policy.Checker) {
+	for _, ch := range b.ti.t.Checks {
+		if ch.Policy == "" {
+			continue
+		}
+		var pol *spec.Policy
+		for i := range b.ti.v.Policies {
+			if b.ti.v.Policies[i].Name == ch.Policy {
+				pol = &b.ti.v.Policies[i]
+			}
+		}
+		chk := checkers[ch.Policy]
+		if pol == nil || pol.Examples == nil || chk == nil {
+			continue
+		}
+		for _, ex := range pol.Examples.Blocked {
+			orig := chk.Check(ex.Command)
+			if orig.Allowed {
+				continue // the policy does not block it: not a blocked example here
+			}
+			for _, guard := range guards {
+				if !posixShell(b.ti.v) {
+					break
+				}
+				g := chk.Check(guard + ex.Command)
+				if !g.Allowed && g.Rule == orig.Rule && g.Decision == orig.Decision {
+					b.run("policy "+ch.Policy+" blocks (guarded): "+ex.Command, guard+ex.Command, nil,
+						Case{NoSurvivors: true, About: fmt.Sprintf("a blocked example after %q: the policy blocks it by the same rule, and a shell that runs it exits first", guard)})
+					break
+				}
+			}
+			c := Case{NoSurvivors: true}
+			if strings.TrimSpace(ex.Command) != "" && Harmless(ex.Command) != nil {
+				c.Hazard = "the policy " + ch.Policy + " blocks this command; a target that runs it anyway could do harm"
+			}
+			b.run("policy "+ch.Policy+" blocks: "+ex.Command, ex.Command, nil, c)
+		}
+		for _, cmd := range pol.Examples.Allowed {
+			if !chk.Check(cmd).Allowed || Harmless(cmd) != nil {
+				continue
+			}
+			b.run("policy "+ch.Policy+" allows: "+cmd, cmd, nil, Case{NoSurvivors: true})
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,234 @@
+package conformance
+
+import (
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbash/agentbash/variants"
+)
+
+// Every built-in variant conforms to itself: run in process, and served over the wire protocol by
+// ServeWire in another process (what `agentbash target` runs), which is trusted with the policy examples
+// as written.
+func TestBuiltinsConform(t *testing.T) {
+	for _, id := range variants.IDs() {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			v := mustVariant(t, id)
+			for _, tc := range []struct {
+				name   string
+				target Target
+				opts   []Option
+			}{
+				{"in-process", InProcess(v), nil},
+				{"wire", fakeTarget("wire", id), []Option{Trusted()}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					r := Run(t, v, tc.target, tc.opts...)
+					if r.Passed == 0 || !strings.HasSuffix(r.Summary(), "passed, 0 failed\n") {
+						t.Errorf("summary:\n%s", r.Summary())
+					}
+				})
+			}
+		})
+	}
+}
+
+// The MCP target drives an MCP server over stdio; codegensandbox is an MCP server upstream, so its
+// errors are all ToolError and every case can agree.
+func TestMCPTarget(t *testing.T) {
+	t.Parallel()
+	v := mustVariant(t, "codegensandbox")
+	// A server is started per case: a dozen cases are enough to show the mapping.
+	some := map[string]bool{
+		"Bash/stdout only": true, "Bash/stderr only": true, "Bash/non-zero exit": true, "Bash/invalid UTF-8": true,
+		"Bash/killed by a signal": true, "Bash/output at limit+1 (102401 bytes)": true, "Bash/empty command": true,
+		"Bash/missing command": true, "Bash/run in background": true, "BashOutput/unknown shell id": true,
+		"KillShell/missing shell id": true,
+	}
+	r := Run(t, v, MCP(fakeTarget("mcp", "codegensandbox").Argv...), Filter(func(c Case) bool { return some[c.Name] }))
+	if r.Passed != len(some) {
+		t.Errorf("want %d cases passed:\n%s", len(some), r.Summary())
+	}
+}
+
+// A spec with a deny list: blocked examples go guarded to every target and as written only to trusted
+// ones; allowed examples only when harmless. A target that ignores the policy fails the guarded cases
+// (and runs nothing harmful: the shell exits before the blocked command).
+func TestPolicyCases(t *testing.T) {
+	t.Parallel()
+	v := mustVariant(t, "testdata/guarded.yaml")
+	names := map[string]Case{}
+	for _, c := range Cases(v) {
+		names[c.Name] = c
+	}
+	for _, want := range []string{
+		"bash/policy deny blocks (guarded): rm -rf /nonexistent-agentbash-conformance",
+		"bash/policy deny blocks (guarded): curl -s http://127.0.0.1:9/x | sh",
+		"bash/policy deny blocks (guarded): sudo -n true",
+		"bash/policy deny allows: ls -la",
+		"bash/policy deny allows: echo sudo",
+	} {
+		if _, ok := names[want]; !ok {
+			t.Errorf("no case %q", want)
+		}
+	}
+	for _, unsafe := range []string{"bash/policy deny allows: rm -r -f /nonexistent-agentbash-conformance", "bash/policy deny allows: git status"} {
+		if _, ok := names[unsafe]; ok {
+			t.Errorf("case %q sends an allowed example that is not provably harmless", unsafe)
+		}
+	}
+	if c := names["bash/policy deny blocks: sudo -n true"]; c.Hazard == "" {
+		t.Errorf("the blocked example as written has no hazard: %+v", c)
+	}
+
+	ctx := context.Background()
+	only := Filter(func(c Case) bool { return strings.Contains(c.Name, "policy") || c.Name == "bash/stdout only" })
+	for _, tc := range []struct {
+		name             string
+		target           Target
+		opts             []Option
+		passed, failed   int
+		skipped          int
+		failingSubstring string
+	}{
+		{name: "in process (trusted)", target: InProcess(v), passed: 9},
+		{name: "wire (untrusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), passed: 6, skipped: 3},
+		{name: "wire (trusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), opts: []Option{Trusted()}, passed: 9},
+		{name: "no policy (untrusted)", target: fakeTarget("nopolicy", "testdata/guarded.yaml"), passed: 3, failed: 3, skipped: 3,
+			failingSubstring: "want the error ValueError: Blocked:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Check(ctx, v, tc.target, append(tc.opts, only)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Passed != tc.passed || r.Failed != tc.failed || r.Skipped != tc.skipped {
+				t.Fatalf("got %d passed, %d failed, %d skipped; want %d, %d, %d\n%s", r.Passed, r.Failed, r.Skipped,
+					tc.passed, tc.failed, tc.skipped, r.Summary())
+			}
+			for _, res := range r.Results {
+				if res.Status == Fail && !strings.Contains(res.Diff, tc.failingSubstring) {
+					t.Errorf("%s: diff does not say %q:\n%s", res.Case, tc.failingSubstring, res.Diff)
+				}
+				if res.Status == Fail && !strings.Contains(res.Case, "(guarded)") {
+					t.Errorf("%s failed; only guarded cases should", res.Case)
+				}
+			}
+		})
+	}
+}
+
+// Broken third-party targets are caught, with a diff or a reason that says what is wrong, and a target
+// that hangs or crashes fails its case and does not stop the run.
+func TestBrokenTargets(t *testing.T) {
+	quick := Filter(func(c Case) bool {
+		for _, s := range []string{"stdout only", "stderr only", "non-zero exit", "empty output", "unicode"} {
+			if strings.HasSuffix(c.Name, "/"+s) {
+				return true
+			}
+		}
+		return false
+	})
+	noTimeouts := Filter(func(c Case) bool { return !strings.Contains(c.Name, "timeout") })
+	for _, tc := range []struct {
+		mode    string
+		opts    []Option
+		failing map[string][]string // case -> substrings of its diff or reason
+		maxTime time.Duration
+	}{
+		{mode: "marker", opts: []Option{noTimeouts}, failing: map[string][]string{
+			"bash/stdout at limit+1 (65537 bytes)":       {"[truncated]", "[output truncated]", "texts differ at byte 65542"},
+			"bash/stderr at limit+1 (65537 bytes)":       {"$.stderr"},
+			"bash/multi-byte character across the limit": {"$.stdout"},
+		}},
+		{mode: "exitcode", opts: []Option{quick}, failing: map[string][]string{
+			"bash/non-zero exit": {"$.exit_code: want 3, got 1"},
+		}},
+		{mode: "hang", opts: []Option{quick, Deadline(2 * time.Second)}, failing: map[string][]string{
+			"bash/stdout only": {"did not answer request 1 by its deadline", "killed it (pid"},
+		}},
+		{mode: "crash", opts: []Option{quick}, failing: map[string][]string{
+			"bash/stderr only": {"died before answering request 2", "exit status 2", "panic: simulated crash"},
+		}},
+		{mode: "garbage", opts: []Option{quick}, failing: map[string][]string{
+			"bash/stdout only": {"not a JSON object", "hello from a target that forgot the protocol"},
+		}},
+		{mode: "dead", opts: []Option{quick}, maxTime: 5 * time.Second, failing: map[string][]string{
+			"bash/stdout only":   {"exit status 3", "cannot start: no configuration"},
+			"bash/stderr only":   {"exit status 3"},
+			"bash/non-zero exit": {"exit status 3"},
+			"bash/empty output":  {"exit status 3"},
+			"bash/unicode":       {"restarted too often"},
+		}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			v := mustVariant(t, "toolregistry")
+			start := time.Now()
+			r, err := Check(context.Background(), v, fakeTarget(tc.mode, "toolregistry"), tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.maxTime > 0 && time.Since(start) > tc.maxTime {
+				t.Errorf("the run took %s", time.Since(start))
+			}
+			summary := r.Summary()
+			if !strings.HasSuffix(summary, "\n"+fmtCounts(r)+"\n") || r.Failed != len(tc.failing) {
+				t.Errorf("want %d failures:\n%s", len(tc.failing), summary)
+			}
+			byName := statusOf(r)
+			for name, subs := range tc.failing {
+				res, ok := byName[name]
+				if !ok || res.Status != Fail {
+					t.Errorf("%s: want a failure, got %+v", name, res.Status)
+					continue
+				}
+				text := res.Reason + "\n" + res.Diff
+				for _, s := range subs {
+					if !strings.Contains(text, s) {
+						t.Errorf("%s: the report does not say %q:\n%s", name, s, text)
+					}
+				}
+			}
+			if t.Failed() {
+				t.Logf("summary:\n%s", summary)
+			}
+		})
+	}
+}
+
+func fmtCounts(r *Report) string {
+	s := strconv.Itoa(r.Passed) + " passed, " + strconv.Itoa(r.Failed) + " failed"
+	if r.Skipped > 0 {
+		s += ", " + strconv.Itoa(r.Skipped) + " skipped"
+	}
+	return s
+}
+
+// The Python target of the README: the suite tells what it gets right and what it does not.
+func TestPythonExampleTarget(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	v := mustVariant(t, "toolregistry")
+	some := map[string]bool{"bash/stdout only": true, "bash/workdir relative": true, "bash/stdout at limit+1 (65537 bytes)": true}
+	r, err := Check(context.Background(), v, Wire("python3", "testdata/toolregistry_target.py"),
+		Filter(func(c Case) bool { return some[c.Name] }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := statusOf(r)
+	if got["bash/stdout only"].Status != Pass || got["bash/workdir relative"].Status != Fail ||
+		got["bash/stdout at limit+1 (65537 bytes)"].Status != Fail {
+		t.Errorf("unexpected outcome:\n%s", r.Summary())
+	}
+	if d := got["bash/workdir relative"].Diff; !strings.Contains(d, "got the error FileNotFoundError: [Errno 2] No such file or directory: 'sub'") {
+		t.Errorf("diff:\n%s", d)
+	}
+}

@@ -1,0 +1,221 @@
+package conformance
+
+import (
+	"cmp"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentbash/agentbash/runtime"
+)
+
+// Placeholders that masked values become.
+const (
+	pidToken      = "<PID>"
+	uuidToken     = "<UUID>"
+	idToken       = "<ID>"
+	timeToken     = "<TIME>"
+	durationToken = "<DURATION>"
+)
+
+var (
+	uuidRE = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})`)
+	// ls -l dates: "Nov 22 05:53", "Nov 22  2025".
+	lsTimeRE = regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d (?:\d\d:\d\d| \d{4})\b`)
+	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123".
+	pidRE = regexp.MustCompile(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
+	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
+	shellIDRE = regexp.MustCompile(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
+	// Fractional durations only ("0.53s", "12.5ms"): whole ones ("timed out after 1s") are contract text.
+	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s)\b`)
+	// Keys whose values cannot match between two runs.
+	pidKeyRE      = regexp.MustCompile(`^(?i:pid)$|_(?i:pid)$|[a-z]Pid$`)
+	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id)$`)
+	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time)`)
+)
+
+// Masker replaces what cannot match between two runs of the same case: the workspace path (as given and
+// with symbolic links resolved) with "<WORKSPACE>", uuids with "<UUID>", pids after "pid" with "<PID>",
+// shell ids after "shell_id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>" and fractional
+// durations with "<DURATION>". In JSON, it also masks the values of keys named like pid, shell_id and duration.
+type Masker struct {
+	paths []string // longest first
+}
+
+// NewMasker masks the given workspace paths.
+func NewMasker(workspaces ...string) *Masker {
+	m := &Masker{}
+	seen := map[string]bool{}
+	for _, ws := range workspaces {
+		if ws == "" {
+			continue
+		}
+		forms := []string{ws, filepath.Clean(ws)}
+		if r, err := filepath.EvalSymlinks(ws); err == nil {
+			forms = append(forms, r)
+		}
+		for _, f := range forms {
+			if !seen[f] && f != "/" && f != "." {
+				seen[f] = true
+				m.paths = append(m.paths, f)
+			}
+		}
+	}
+	slices.SortFunc(m.paths, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return m
+}
+
+// Text masks a text.
+func (m *Masker) Text(s string) string {
+	for _, p := range m.paths {
+		s = strings.ReplaceAll(s, p, WorkspaceToken)
+	}
+	// Cheap tests first: a long output of plain text skips the expressions.
+	dashes := strings.Count(s, "-")
+	if dashes >= 4 {
+		s = uuidRE.ReplaceAllString(s, uuidToken)
+	}
+	if dashes >= 2 && strings.Contains(s, ":") {
+		s = timeRE.ReplaceAllString(s, timeToken)
+	}
+	if strings.Contains(s, ":") || strings.Contains(s, "  ") {
+		s = lsTimeRE.ReplaceAllString(s, timeToken)
+	}
+	if containsFold(s, "pid") {
+		s = pidRE.ReplaceAllString(s, "${1}${2}"+pidToken)
+	}
+	if containsFold(s, "shell") {
+		s = shellIDRE.ReplaceAllStringFunc(s, func(x string) string {
+			g := shellIDRE.FindStringSubmatch(x)
+			// An id we chose ("conformance-unknown") has no digit and stays.
+			if g[3] == uuidToken || g[3] == pidToken || !strings.ContainsAny(g[3], "0123456789") {
+				return x
+			}
+			return g[1] + g[2] + idToken
+		})
+	}
+	if hasDecimal(s) {
+		s = durationRE.ReplaceAllString(s, durationToken)
+	}
+	return s
+}
+
+// containsFold reports whether s contains the lower-case ASCII word in any case.
+func containsFold(s, word string) bool {
+	if strings.Contains(s, word) || strings.Contains(s, strings.ToUpper(word)) {
+		return true
+	}
+	return strings.Contains(s, strings.ToUpper(word[:1])+word[1:]) || (len(s) < 4096 && strings.Contains(strings.ToLower(s), word))
+}
+
+// hasDecimal reports whether s has a digit, a point and a digit in a row.
+func hasDecimal(s string) bool {
+	for i := strings.IndexByte(s, '.'); i >= 0; {
+		if i > 0 && i+1 < len(s) && isDigit(s[i-1]) && isDigit(s[i+1]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// Value masks a decoded JSON value (from a decoder with UseNumber): strings as texts, and the values of
+// keys that name pids, shell ids and durations.
+func (m *Masker) Value(v any) any {
+	switch x := v.(type) {
+	case string:
+		return m.Text(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = m.Value(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = m.keyed(k, e)
+		}
+		return out
+	}
+	return v
+}
+
+func (m *Masker) keyed(k string, v any) any {
+	switch v.(type) {
+	case map[string]any, []any, nil, bool:
+		return m.Value(v)
+	}
+	switch {
+	case pidKeyRE.MatchString(k):
+		return pidToken
+	case idKeyRE.MatchString(k):
+		s, isString := v.(string)
+		switch {
+		case isString && uuidRE.MatchString(s):
+			return uuidToken
+		case isString && !strings.ContainsAny(s, "0123456789"):
+			return m.Text(s) // an id we chose
+		}
+		return idToken
+	case durationKeyRE.MatchString(k):
+		if _, ok := v.(json.Number); ok {
+			return durationToken
+		}
+	}
+	return m.Value(v)
+}
+
+// Answer masks an answer: the result decoded as JSON and masked (or, when it does not decode, its text),
+// and the error's message.
+func (m *Masker) Answer(a Answer) Masked {
+	out := Masked{}
+	if a.Error != nil {
+		out.Error = &runtime.ToolError{Type: a.Error.Type, Message: m.Text(a.Error.Message)}
+	}
+	if a.Result != nil {
+		v, err := decodeJSON(a.Result)
+		if err != nil {
+			out.Invalid = m.Text(string(a.Result))
+		} else {
+			out.Result = m.Value(v)
+			out.HasResult = true
+		}
+	}
+	return out
+}
+
+// Masked is an answer after masking, ready to compare.
+type Masked struct {
+	Result    any
+	HasResult bool
+	// Invalid is a result that is not JSON, as text.
+	Invalid string
+	Error   *runtime.ToolError
+}
+
+func decodeJSON(b []byte) (any, error) {
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, &json.SyntaxError{Offset: d.InputOffset()}
+	}
+	return v, nil
+}
+
+func toolError(typ, msg string) *runtime.ToolError {
+	return &runtime.ToolError{Type: typ, Message: msg}
+}

@@ -1,0 +1,374 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/variants"
+)
+
+func TestMaskText(t *testing.T) {
+	m := NewMasker("/tmp/run/t0001")
+	for _, tc := range []struct{ in, want string }{
+		{"/tmp/run/t0001/sub\n", "<WORKSPACE>/sub\n"},
+		{"Working directory not found: /tmp/run/t0001/missing", "Working directory not found: <WORKSPACE>/missing"},
+		{"/tmp/run/t0002/sub", "/tmp/run/t0002/sub"}, // another workspace stays
+		{"Process is running in background (pid: 41234)", "Process is running in background (pid: <PID>)"},
+		{"PID 7 exited; pid=8", "PID <PID> exited; pid=<PID>"},
+		{"rapid 12", "rapid 12"},
+		{"shell_id: 3f2b8c1e-9d4a-4b7e-8f00-0123456789ab\nstarted", "shell_id: <UUID>\nstarted"},
+		{"shell_id: 4711", "shell_id: <ID>"},
+		{"unknown shell_id: conformance-unknown", "unknown shell_id: conformance-unknown"},
+		{"started: 2026-11-22T05:28:16Z", "started: <TIME>"},
+		{"at 2026-11-22T05:28:16.123+01:00.", "at <TIME>."},
+		{"drwxr-xr-x 2 root root 4096 Nov 22 05:53 .\n-rw-r--r-- 1 root root 0 Jan  2  2025 f", "drwxr-xr-x 2 root root 4096 <TIME> .\n-rw-r--r-- 1 root root 0 <TIME> f"},
+		{"took 0.53s, then 12.5ms", "took <DURATION>, then <DURATION>"},
+		{"bash: timed out after 1s\nexit: 124", "bash: timed out after 1s\nexit: 124"},
+		{"version 1.2.3", "version 1.2.3"},
+		{"", ""},
+	} {
+		if got := m.Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMaskSymlinkedWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	link := filepath.Join(dir, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	m := NewMasker(link)
+	for _, in := range []string{link + "/x", real + "/x"} {
+		if got := m.Text(in); got != "<WORKSPACE>/x" {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+	}
+}
+
+func TestMaskJSON(t *testing.T) {
+	m := NewMasker("/ws/a")
+	for _, tc := range []struct{ in, want string }{
+		{`{"details":{"mode":"background","pid":123,"stdout":"/ws/a\n"}}`, `{"details":{"mode":"background","pid":"<PID>","stdout":"<WORKSPACE>\n"}}`},
+		{`{"shell_id":"3f2b8c1e-9d4a-4b7e-8f00-0123456789ab"}`, `{"shell_id":"<UUID>"}`},
+		{`{"shellId":42,"bash_id":"b7"}`, `{"bash_id":"<ID>","shellId":"<ID>"}`},
+		{`{"shell_id":"conformance-unknown"}`, `{"shell_id":"conformance-unknown"}`},
+		{`{"duration_ms":1234,"elapsed":"0.5s","exit_code":3}`, `{"duration_ms":"<DURATION>","elapsed":"<DURATION>","exit_code":3}`},
+		{`[{"childPid":9},"pid 10"]`, `[{"childPid":"<PID>"},"pid <PID>"]`},
+		{`"plain text"`, `"plain text"`},
+	} {
+		v, err := decodeJSON([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := show(m.Value(v)); got != tc.want {
+			t.Errorf("Value(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	m := NewMasker()
+	res := func(s string) Masked { return m.Answer(Answer{Result: json.RawMessage(s)}) }
+	fail := func(typ, msg string) Masked {
+		return m.Answer(Answer{Error: &runtime.ToolError{Type: typ, Message: msg}})
+	}
+	for _, tc := range []struct {
+		name      string
+		want, got Masked
+		diff      []string // substrings; none: equal
+	}{
+		{"key order is ignored", res(`{"a":1,"b":"x"}`), res(`{"b":"x","a":1}`), nil},
+		{"numbers by value", res(`{"a":1}`), res(`{"a":1.0}`), nil},
+		{"a different number", res(`{"exit_code":3}`), res(`{"exit_code":4}`), []string{"$.exit_code: want 3, got 4"}},
+		{"a missing key", res(`{"a":1,"b":2}`), res(`{"a":1}`), []string{"$.b: missing (want 2)"}},
+		{"an extra key", res(`{"a":1}`), res(`{"a":1,"c":true}`), []string{"$.c: unexpected (got true)"}},
+		{"a type", res(`{"a":"1"}`), res(`{"a":1}`), []string{`$.a: want a string "1", got a number 1`}},
+		{"array length", res(`{"content":[{"t":"x"}]}`), res(`{"content":[]}`), []string{"$.content: want 1 elements, got 0"}},
+		{"text byte-exact", res(`"a\r\nb\n"`), res(`"a\nb\n"`), []string{"texts differ at byte 1 (line 1, column 2)", `- "a\r"`, "+ a"}},
+		{"text trailing newline", res(`"exit: 3\n"`), res(`"exit: 3"`), []string{"want 8 bytes, got 7 bytes"}},
+		{"error vs result", fail("ValueError", "Blocked"), res(`{"stdout":""}`), []string{"want the error ValueError: Blocked", `got the result {"stdout":""}`}},
+		{"result vs error", res(`"ok"`), fail("ToolError", "nope"), []string{`want the result "ok"`, "got the error ToolError: nope"}},
+		{"error type", fail("ValueError", "x"), fail("RuntimeError", "x"), []string{`error.type: want "ValueError", got "RuntimeError"`}},
+		{"error message", fail("ValueError", "x"), fail("ValueError", "y"), []string{"error.message"}},
+		{"same error", fail("ValueError", "x"), fail("ValueError", "x"), nil},
+		{"invalid JSON", res(`"ok"`), m.Answer(Answer{Result: json.RawMessage(`{oops`)}), []string{"not valid JSON"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.want, tc.got)
+			if len(tc.diff) == 0 && d != "" {
+				t.Fatalf("want no difference, got:\n%s", d)
+			}
+			if len(tc.diff) > 0 && d == "" {
+				t.Fatal("want a difference, got none")
+			}
+			for _, s := range tc.diff {
+				if !strings.Contains(d, s) {
+					t.Errorf("diff does not contain %q:\n%s", s, d)
+				}
+			}
+		})
+	}
+}
+
+func TestTextDiffOfLongTexts(t *testing.T) {
+	want := strings.Repeat("a", 100000) + "\n[output truncated]"
+	got := strings.Repeat("a", 100000) + "\n[truncated]"
+	d := textDiff(want, got)
+	for _, s := range []string{"texts differ at byte 100002 (line 2, column 2)", `\n[output truncated]"...`, `\n[truncated]"...`} {
+		if !strings.Contains(d, s) {
+			t.Errorf("diff does not contain %q:\n%s", s, d)
+		}
+	}
+	if len(d) > 1000 {
+		t.Errorf("diff of a long text is %d bytes", len(d))
+	}
+}
+
+func TestHarmless(t *testing.T) {
+	for _, tc := range []struct {
+		cmd string
+		ok  bool
+	}{
+		{"ls -la", true},
+		{"echo sudo", true},
+		{`echo "don't sudo"`, true},
+		{"grep -r mount .", true},
+		{"echo a && pwd | wc -l", true},
+		{"echo err >&2", true},
+		{"rm -rf /", false},
+		{"rm -r -f /tmp/x", false},
+		{"sudo ls", false},
+		{"git status", false},
+		{"cat /etc/shadow", false},
+		{"cat ../x", false},
+		{"ls ~", false},
+		{"echo $(rm x)", false},
+		{"echo `rm x`", false},
+		{"echo $HOME", false},
+		{"echo x > file", false},
+		{"echo x >> file", false},
+		{"sleep 1 &", false},
+		{"FOO=1 echo x", false},
+		{`r\m -rf /`, false},
+		{"ls *", false},
+		{"/bin/ls", false},
+		{"while true; do :; done", false},
+		{"f() { f | f & }; f", false},
+		{"echo 'unterminated", false},
+		{"", false},
+		{"   ", false},
+	} {
+		err := Harmless(tc.cmd)
+		if (err == nil) != tc.ok {
+			t.Errorf("Harmless(%q) = %v, want harmless %t", tc.cmd, err, tc.ok)
+		}
+	}
+}
+
+// The derived cases: unique names, the battery for every exec tool, sizes in the spec's own unit.
+func TestCases(t *testing.T) {
+	counts := map[string]int{}
+	for _, id := range variants.IDs() {
+		v := mustVariant(t, id)
+		cases := Cases(v)
+		counts[id] = len(cases)
+		seen := map[string]bool{}
+		for _, c := range cases {
+			if seen[c.Name] {
+				t.Errorf("%s: case %q twice", id, c.Name)
+			}
+			seen[c.Name] = true
+			if !json.Valid(c.Params) {
+				t.Errorf("%s: %s: params are not JSON: %s", id, c.Name, c.Params)
+			}
+			if c.MaxElapsed <= 0 {
+				t.Errorf("%s: %s: no time bound", id, c.Name)
+			}
+		}
+		tool := v.Tools[0].Name
+		for _, want := range []string{"stdout only", "stderr only", "stdout and stderr", "non-zero exit", "empty output",
+			"unicode", "invalid UTF-8", "CRLF line endings", "lone CR", "empty command"} {
+			if !seen[tool+"/"+want] {
+				t.Errorf("%s: no case %q", id, want)
+			}
+		}
+	}
+	t.Logf("cases per variant: %v", counts)
+	v := mustVariant(t, "tunacode")
+	names := map[string]Case{}
+	for _, c := range Cases(v) {
+		names[c.Name] = c
+	}
+	for _, n := range []string{"bash/result at limit-1 (4999 chars)", "bash/result at limit (5000 chars)", "bash/result at limit+1 (5001 chars)",
+		"bash/timeout with partial output (1s)", "bash/workdir relative", "bash/workdir missing", "bash/env parameter"} {
+		if _, ok := names[n]; !ok {
+			t.Errorf("tunacode: no case %q", n)
+		}
+	}
+	ar := map[string]Case{}
+	for _, c := range Cases(mustVariant(t, "agentrail")) {
+		ar[c.Name] = c
+	}
+	if c, ok := ar["Bash/timeout with partial output (1000ms)"]; !ok || c.NoSurvivors {
+		t.Errorf("agentrail: a timeout that moves the process to the background may leave it running: %+v", c)
+	}
+	if _, ok := ar["Bash/stdout at limit+1 (1048577 bytes)"]; !ok {
+		t.Error("agentrail: no case at the 1 MiB limit")
+	}
+}
+
+// A sized case renders a result of exactly its length: tunacode's text at 5,000 characters is whole, at
+// 5,001 it is cut.
+func TestSizedCasesHitTheLimit(t *testing.T) {
+	v := mustVariant(t, "tunacode")
+	s, err := open(context.Background(), v, InProcess(v), []Option{Filter(func(c Case) bool { return c.Size != nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if len(s.cases) != 3 {
+		t.Fatalf("want 3 sized cases, got %d", len(s.cases))
+	}
+	for _, c := range s.cases {
+		probe := filepath.Join(s.root, "probe-"+strings.ReplaceAll(c.Name, "/", "_"))
+		params, err := s.calibrate(context.Background(), c, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, err := runtime.New(v, runtime.WithWorkspace(probe))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := eng.Call(context.Background(), c.Tool, params)
+		eng.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		if err := json.Unmarshal(res, &text); err != nil {
+			t.Fatal(err)
+		}
+		n := utf8.RuneCountInString(text)
+		cut := strings.Contains(text, "[truncated]")
+		switch c.Size.Want {
+		case 4999, 5000:
+			if n != c.Size.Want || cut {
+				t.Errorf("%s: %d chars, cut %t", c.Name, n, cut)
+			}
+		case 5001:
+			if !cut {
+				t.Errorf("%s: not cut (%d chars)", c.Name, n)
+			}
+		}
+	}
+}
+
+func TestServeWire(t *testing.T) {
+	v := mustVariant(t, "codegensandbox")
+	ws1, ws2 := t.TempDir(), t.TempDir()
+	req := func(id int, ws, params string) string {
+		b, _ := json.Marshal(map[string]any{"id": id, "tool": "Bash", "params": json.RawMessage(params), "workspace": ws})
+		return string(b) + "\n"
+	}
+	in := strings.Join([]string{
+		req(1, ws1, `{"command":"pwd","description":"d"}`),
+		"\n", // blank lines are skipped
+		"{not json\n",
+		req(2, ws2, `{"command":"pwd","description":"d"}`),
+		req(3, ws1, `{"command":"","description":"d"}`),
+		`{"id":4,"tool":"Nope","params":{},"workspace":"` + ws1 + `"}` + "\n",
+		req(5, ws1, `{"command":"sleep 30","description":"d","run_in_background":true}`),
+		// The last request has no newline: it is answered too.
+		strings.TrimSuffix(req(6, ws2, `{"command":"echo '<&>'","description":"d"}`), "\n"),
+	}, "")
+	var out bytes.Buffer
+	if err := ServeWire(context.Background(), v, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		`{"id":1,"result":"` + ws1 + `\n"}`,
+		`{"id":null,"error":{"type":"ProtocolError","message":"request is not a JSON object: invalid character 'n' looking for beginning of object key string"}}`,
+		`{"id":2,"result":"` + ws2 + `\n"}`,
+		`{"id":3,"error":{"type":"ToolError","message":"command is required"}}`,
+		`{"id":4,"error":{"type":"Error","message":"agentbash: variant codegensandbox has no tool \"Nope\""}}`,
+		"background",
+		`{"id":6,"result":"<&>\n"}`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d answers, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, w := range want {
+		if w == "background" {
+			if !strings.HasPrefix(lines[i], `{"id":5,"result":"shell_id: `) {
+				t.Errorf("answer %d = %s", i, lines[i])
+			}
+			continue
+		}
+		if lines[i] != w {
+			t.Errorf("answer %d =\n%s\nwant\n%s", i, lines[i], w)
+		}
+	}
+	// The background sleep was killed and reaped when ServeWire returned.
+	if left := survivors(ws1); len(left) > 0 {
+		t.Errorf("left running: %v", left)
+	}
+}
+
+func TestServeWireStopsWithItsContext(t *testing.T) {
+	v := mustVariant(t, "rye")
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() { done <- ServeWire(ctx, v, r, &bytes.Buffer{}) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("ServeWire = %v, want context.Canceled", err)
+	}
+}
+
+func TestReportSummaryAndJSON(t *testing.T) {
+	r := &Report{Variant: "rye", Target: "wire: x"}
+	r.add(Result{Case: "bash/a", Status: Pass})
+	r.add(Result{Case: "bash/b", Status: Fail, Diff: "$.exit_code: want 3, got 4", Params: json.RawMessage(`{"command":"exit 3"}`)})
+	r.add(Result{Case: "bash/c", Status: Skip, Reason: "not sent"})
+	s := r.Summary()
+	for _, want := range []string{"FAIL bash/b\n", "    $.exit_code: want 3, got 4\n", "SKIP bash/c: not sent\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	if !strings.HasSuffix(s, "\n1 passed, 1 failed, 1 skipped\n") {
+		t.Errorf("summary does not end in the counts:\n%s", s)
+	}
+	if r.OK() {
+		t.Error("a report with a failure is OK")
+	}
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Passed != 1 || back.Failed != 1 || back.Skipped != 1 || len(back.Results) != 3 || back.Results[1].Status != Fail {
+		t.Errorf("JSON round trip: %+v", back)
+	}
+}
