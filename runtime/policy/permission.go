@@ -110,7 +110,9 @@ func permissionPatternRegexp(pattern string, command bool) *regexp.Regexp {
 			if j > 0 {
 				b.WriteString(single)
 			}
-			b.WriteString(regexp.QuoteMeta(part))
+			// Rules reach JavaScript as strings, invalid UTF-8 already decoded to U+FFFD; doing the same
+			// keeps RE2 (which rejects invalid UTF-8 in a pattern) from failing.
+			b.WriteString(regexp.QuoteMeta(strings.ToValidUTF8(part, "\uFFFD")))
 		}
 	}
 	return regexp.MustCompile(b.String())
