@@ -71,7 +71,8 @@ func (a *analysis) script(src string, depth int, parent *varTable) {
 // reads from, records assignments (evaluated afterwards until their values settle, a few passes at most)
 // and functions (for the fork-bomb check).
 func (sc *scope) prepass(f *syntax.File) (stmts []stmtInfo, funcs []*syntax.FuncDecl) {
-	stmts = make([]stmtInfo, 0, len(sc.src)/16+4)
+	// About one statement per 8 bytes of script is a generous bound for real commands: one allocation.
+	stmts = make([]stmtInfo, 0, len(sc.src)/8+4)
 	var flattened map[*syntax.BinaryCmd]bool
 	var stages map[*syntax.Stmt][]*syntax.Stmt
 	var assigns []*syntax.Assign
@@ -176,13 +177,17 @@ func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == sy
 
 func flattenPipe(b *syntax.BinaryCmd, out *[]*syntax.Stmt, seen map[*syntax.BinaryCmd]bool) {
 	seen[b] = true
-	for _, st := range []*syntax.Stmt{b.X, b.Y} {
-		if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok && isPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
-			flattenPipe(inner, out, seen)
-			continue
-		}
-		*out = append(*out, st)
+	flattenStage(b.X, out, seen)
+	flattenStage(b.Y, out, seen)
+}
+
+// flattenStage adds one side of a pipe: its own stages if it is an unredirected pipe itself.
+func flattenStage(st *syntax.Stmt, out *[]*syntax.Stmt, seen map[*syntax.BinaryCmd]bool) {
+	if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok && isPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
+		flattenPipe(inner, out, seen)
+		return
 	}
+	*out = append(*out, st)
 }
 
 // assign records one assignment.
