@@ -170,7 +170,9 @@ func TestTimeoutKillsGroup(t *testing.T) {
 func TestEscapedHolderBoundedByGrace(t *testing.T) {
 	eng, _ := newEngine(t, textSpec)
 	start := time.Now()
-	got, err := callText(t, eng, `{"command":"setsid sh -c 'echo $$; exec sleep 30' & sleep 0.2; echo hi","timeout":1}`)
+	// The escaped process writes its pid to a file (its stdout stays the pipe it holds open); the shell
+	// waits for the file, so the pid is known whatever the machine's load.
+	got, err := callText(t, eng, `{"command":"setsid sh -c 'echo $$ > pid; exec sleep 30' & while [ ! -s pid ]; do sleep 0.01; done; cat pid; echo hi","timeout":5}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,11 +114,12 @@ func TestBackgroundLifecycle(t *testing.T) {
 	fifo, release := gate(t, ws)
 	id := start(t, eng, "echo first; echo warn >&2; cat "+fifo+"; echo last; exit 3")
 
-	// Poll while running: wait (bounded) until the first line is there; the command then blocks on the gate.
+	// Poll while running: wait (bounded) until both streams' first lines are there (two pipes, so they
+	// arrive independently); the command then blocks on the gate.
 	var got string
 	waitFor(t, func() bool {
 		got, _ = call(t, eng, "poll", map[string]any{"shell_id": id})
-		return strings.Contains(got, "first")
+		return strings.Contains(got, "first") && strings.Contains(got, "warn")
 	})
 	if got != "running|6/6|first\n|warn\n" {
 		t.Fatalf("poll while running = %q", got)
