@@ -18,7 +18,7 @@ type PermissionRule struct {
 	Pattern string
 }
 
-// RuleError is a permission rule that does not parse. Its text is agentrail's, exactly:
+// RuleError is a permission rule that does not parse. Its text is the rule language's own, exactly:
 // `Invalid permission rule: empty string`, `Invalid permission rule "<rule>": <problem>`, and for a list
 // `Permission rule at index <i> is invalid: <that text>`.
 type RuleError struct {
@@ -42,7 +42,7 @@ func (e *RuleError) Error() string {
 	return msg
 }
 
-// ParsePermissionRule parses `Tool` or `Tool(pattern)` with agentrail's rules and exact error messages
+// ParsePermissionRule parses `Tool` or `Tool(pattern)` with the rule language's parsing and exact error messages
 // (a *RuleError): the text is trimmed; without `(` it is a bare tool name; otherwise it must end with `)`,
 // and both the tool name before `(` and the pattern inside (each trimmed) must be non-empty.
 func ParsePermissionRule(s string) (PermissionRule, error) {
@@ -88,7 +88,7 @@ func ParsePermissionRules(rules []string) ([]PermissionRule, error) {
 	return out, nil
 }
 
-// permissionPatternRegexp is agentrail's glob: prefix-anchored; `**` is any text, `*` any text but `/` in
+// permissionPatternRegexp is the rule language's glob: prefix-anchored; `**` is any text, `*` any text but `/` in
 // path mode and any text in command mode; everything else literal. "Any text" is JavaScript's `.*`, which
 // stops at line terminators (\n, \r, U+2028, U+2029); `[^/]` crosses them.
 func permissionPatternRegexp(pattern string, command bool) *regexp.Regexp {
@@ -118,7 +118,7 @@ func permissionPatternRegexp(pattern string, command bool) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// MatchPermissionPattern reports whether content matches an agentrail glob pattern (command selects
+// MatchPermissionPattern reports whether content matches a permission glob pattern (command selects
 // command mode, where `*` also matches `/`).
 func MatchPermissionPattern(pattern, content string, command bool) bool {
 	return permissionPatternRegexp(pattern, command).MatchString(content)
@@ -126,7 +126,7 @@ func MatchPermissionPattern(pattern, content string, command bool) bool {
 
 var verbColon = regexp.MustCompile(`^([^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+)[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+`)
 
-// NormalizeBashCommand is agentrail's normalisation: trim leading white space (JavaScript's trimStart), then
+// NormalizeBashCommand is the rule language's normalisation: trim leading white space (JavaScript's trimStart), then
 // replace the first run of white space after the first word with `:` (`git status` -> `git:status`).
 // White space is JavaScript's \s.
 func NormalizeBashCommand(command string) string {

@@ -16,7 +16,7 @@
 //     split; Python and JavaScript patterns run on RE2 through a dialect layer (dialect.go) that maps the
 //     subject so that \s, \w, \b, . and case folding behave as in the source language, and a literal
 //     prefilter (prefilter.go) skips the patterns whose required text is absent.
-//   - permission (permission.go): agentrail's Tool(pattern) rules, modes and normalisation, with the
+//   - permission (permission.go): the Tool(pattern) permission-rule language, its modes and normalisation, with the
 //     host's own configuration through WithPermissions.
 //   - shell (shell*.go, walk.go): parses with mvdan.cc/sh/v3/syntax, expands words statically
 //     (shellword.go: quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace
@@ -174,7 +174,7 @@ func (b *base) block(decision string, d *Data, m *message) Verdict {
 		Decision: decision}
 }
 
-// HostPermissions is a host's own permission configuration (agentrail's `permissions:` block), replacing
+// HostPermissions is a host's own permission configuration (a framework's `permissions:` block), replacing
 // the mode and every rule list of a permission policy.
 type HostPermissions struct {
 	// Mode is default (also when empty), acceptEdits, bypassPermissions, dontAsk or strict.

@@ -45,7 +45,7 @@ type Limit struct {
 	// end (Keep Tail: 0 means Limit). A part longer than the text is the whole text.
 	Head, Tail int
 	// TailThreshold (HeadTail): the tail is kept only if the total is greater than TailThreshold; otherwise
-	// everything after the head follows the marker (tunacode: text[:2500] + marker + (text[-1000:] if
+	// everything after the head follows the marker (for example text[:2500] + marker + (text[-1000:] if
 	// len(text) > 3500 else text[2500:])). 0 means the tail is always kept.
 	TailThreshold int
 	// CutDecode is how each kept part is decoded, as Python's part.decode(errors=...) does: with Unit Bytes a
