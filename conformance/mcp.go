@@ -233,21 +233,11 @@ func (c *mcpConn) stop() error {
 	if p == nil {
 		return nil
 	}
-	p.stdin.Close()
-	wait := c.m.ExitWait
-	if wait == 0 {
-		wait = 5 * time.Second
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-p.exited:
-		p.release()
-		return nil
-	case <-timer.C:
-		p.kill()
+	if wait, exited := p.shutdown(c.m.ExitWait); !exited {
 		return fmt.Errorf("MCP server did not exit within %s of EOF; killed it (pid %d)", wait, p.cmd.Process.Pid)
 	}
+	p.release()
+	return nil
 }
 
 // ownPIDs is the running server, whose working directory is the case's workspace.

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,29 +27,11 @@ func ServeMCP(ctx context.Context, v *spec.Variant, stdin io.Reader, stdout io.W
 			err = errors.Join(err, cerr)
 		}
 	}()
-	type line struct {
-		b   []byte
-		err error
-	}
-	lines := make(chan line)
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		r := bufio.NewReaderSize(stdin, 64<<10)
-		for {
-			b, err := readLine(r)
-			select {
-			case lines <- line{b, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	lines := readLines(stdin, stop)
 	for {
-		var l line
+		var l inputLine
 		select {
 		case l = <-lines:
 		case <-ctx.Done():

@@ -323,25 +323,34 @@ func (c *wireConn) Close() error {
 	if p == nil {
 		return nil
 	}
+	wait, exited := p.shutdown(c.w.ExitWait)
+	if !exited {
+		return fmt.Errorf("target did not exit within %s of EOF; killed it (pid %d)", wait, p.cmd.Process.Pid)
+	}
+	var err error
+	if p.waitErr != nil {
+		err = fmt.Errorf("target exited with an error at EOF: %v%s", p.waitErr, stderrNote(p))
+	}
+	p.release()
+	return err
+}
+
+// shutdown sends EOF and waits up to wait (default 5 s) for the process to exit, killing it past that. It
+// returns the wait it applied and whether the process exited by itself.
+func (p *wireProc) shutdown(wait time.Duration) (time.Duration, bool) {
 	p.stdin.Close()
-	wait := c.w.ExitWait
 	if wait == 0 {
 		wait = 5 * time.Second
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	var err error
 	select {
 	case <-p.exited:
-		if p.waitErr != nil {
-			err = fmt.Errorf("target exited with an error at EOF: %v%s", p.waitErr, stderrNote(p))
-		}
+		return wait, true
 	case <-timer.C:
 		p.kill()
-		return fmt.Errorf("target did not exit within %s of EOF; killed it (pid %d)", wait, p.cmd.Process.Pid)
+		return wait, false
 	}
-	p.release()
-	return err
 }
 
 // tailBuffer keeps the last max bytes written.

@@ -48,30 +48,12 @@ func ServeWire(ctx context.Context, v *spec.Variant, stdin io.Reader, stdout io.
 		}
 	}()
 
-	type line struct {
-		b   []byte
-		err error
-	}
-	lines := make(chan line)
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		r := bufio.NewReaderSize(stdin, 64<<10)
-		for {
-			b, err := readLine(r)
-			select {
-			case lines <- line{b, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	lines := readLines(stdin, stop)
 
 	for {
-		var l line
+		var l inputLine
 		select {
 		case l = <-lines:
 		case <-ctx.Done():
@@ -94,6 +76,34 @@ func ServeWire(ctx context.Context, v *spec.Variant, stdin io.Reader, stdout io.
 
 // readLine reads one line (without its newline), at most maxLine bytes; a last line without a newline is
 // returned with io.EOF.
+// inputLine is one line a server read, or the error that ended its input.
+type inputLine struct {
+	b   []byte
+	err error
+}
+
+// readLines reads stdin line by line in a goroutine, so that a server can stop when its context ends even
+// while a read blocks. The channel yields each line, then the error that ended the input (io.EOF at the
+// end); the goroutine returns after that, or as soon as stop is closed.
+func readLines(stdin io.Reader, stop <-chan struct{}) <-chan inputLine {
+	lines := make(chan inputLine)
+	go func() {
+		r := bufio.NewReaderSize(stdin, 64<<10)
+		for {
+			b, err := readLine(r)
+			select {
+			case lines <- inputLine{b, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return lines
+}
+
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var buf []byte
 	for {
