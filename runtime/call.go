@@ -284,13 +284,12 @@ func (c *call) applyTimeout() error {
 		}
 	default:
 		c.data.Timeout = raw
-		n, ok := raw.(json.Number)
-		f, err := n.Float64()
-		if !ok || err != nil {
-			// Only a lenient parameter gets here; the spec says what a non-number means.
-			c.data.Timeout = raw
-		} else {
-			value = f
+		// A value that is not a number reaches here only through a lenient parameter, and then keeps the
+		// default (timeout.invalid: default).
+		if n, ok := raw.(json.Number); ok {
+			if f, err := n.Float64(); err == nil {
+				value = f
+			}
 		}
 	}
 	if tm.TruncateFraction {

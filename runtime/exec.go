@@ -116,9 +116,10 @@ func (s *streams) close() {
 func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
 	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	background := c.wantsBackground()
 	env := c.env()
 	st := newStreams(t)
-	if c.wantsBackground() {
+	if background {
 		// A background shell keeps its own bounded buffers, one per stream, for later polls.
 		st = newBackgroundStreams(c.e.bg.cfg)
 	}
@@ -132,12 +133,12 @@ func (c *call) exec() (json.RawMessage, error) {
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
-	if err := c.e.bg.reserve(c.wantsBackground()); err != nil {
+	if err := c.e.bg.reserve(background); err != nil {
 		return nil, c.failBackground(err)
 	}
 	p, err := proc.Start(ps)
 	if err != nil {
-		c.e.bg.unreserve(c.wantsBackground())
+		c.e.bg.unreserve(background)
 		c.data.Err = err.Error()
 		c.setErrno(err)
 		c.data.Message = err.Error()
@@ -152,7 +153,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	c.data.Pid = p.Pid()
 	c.data.Started = time.Now().UTC().Format(time.RFC3339)
 
-	if c.wantsBackground() {
+	if background {
 		sh := c.e.bg.add(p, st, c.data.Command, c.started)
 		c.data.ShellID = sh.id
 		c.data.Running = true

@@ -221,24 +221,20 @@ func (c *call) poll() (json.RawMessage, error) {
 	default:
 		c.data.Running = true
 	}
-	snaps := sh.st.snapshots()
-	if snaps.output != nil {
-		// A run adopted from the foreground with a combined capture: its one stream reads as stdout.
-		snaps.stdout, snaps.stderr = snaps.output, &textcap.Snapshot{Complete: true}
-	}
-	out, errText := snaps.stdout.Head, snaps.stderr.Head
+	so, se := sh.streams()
+	out, errText := so.Head, se.Head
 	if c.e.bg.cfg != nil && c.e.bg.cfg.Poll == "new" {
 		sh.mu.Lock()
 		out, errText = out[min(sh.polled[0], len(out)):], errText[min(sh.polled[1], len(errText)):]
-		sh.polled = [2]int{len(snaps.stdout.Head), len(snaps.stderr.Head)}
+		sh.polled = [2]int{len(so.Head), len(se.Head)}
 		sh.mu.Unlock()
 	}
 	c.data.Stdout = textcap.Sanitize(out, true)
 	c.data.Stderr = textcap.Sanitize(errText, true)
-	c.data.StdoutBytes, c.data.StderrBytes = snaps.stdout.Bytes, snaps.stderr.Bytes
-	c.data.StdoutKept, c.data.StderrKept = int64(len(snaps.stdout.Head)), int64(len(snaps.stderr.Head))
-	c.data.StdoutTruncated = !snaps.stdout.Complete
-	c.data.StderrTruncated = !snaps.stderr.Complete
+	c.data.StdoutBytes, c.data.StderrBytes = so.Bytes, se.Bytes
+	c.data.StdoutKept, c.data.StderrKept = int64(len(so.Head)), int64(len(se.Head))
+	c.data.StdoutTruncated = !so.Complete
+	c.data.StderrTruncated = !se.Complete
 	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated
 	return c.render("ok")
 }
@@ -283,18 +279,20 @@ func (sh *bgShell) describe() Shell {
 		s.Running, s.ExitCode, s.Signal = false, x.Code, int(x.Signal)
 	default:
 	}
-	snaps := sh.st.snapshots()
-	out, errs := snaps.stdout, snaps.stderr
-	if snaps.output != nil {
-		out = snaps.output
-	}
-	if out != nil {
-		s.Stdout, s.StdoutBytes, s.StdoutTruncated = out.Head, out.Bytes, !out.Complete
-	}
-	if errs != nil {
-		s.Stderr, s.StderrBytes, s.StderrTruncated = errs.Head, errs.Bytes, !errs.Complete
-	}
+	out, errs := sh.streams()
+	s.Stdout, s.StdoutBytes, s.StdoutTruncated = out.Head, out.Bytes, !out.Complete
+	s.Stderr, s.StderrBytes, s.StderrTruncated = errs.Head, errs.Bytes, !errs.Complete
 	return s
+}
+
+// streams are the shell's stdout and stderr so far. A run adopted from the foreground with a combined
+// capture has one stream: it reads as stdout, with an empty stderr.
+func (sh *bgShell) streams() (stdout, stderr *textcap.Snapshot) {
+	snaps := sh.st.snapshots()
+	if snaps.output != nil {
+		return snaps.output, &textcap.Snapshot{Complete: true}
+	}
+	return snaps.stdout, snaps.stderr
 }
 
 // Shells lists the background registry, oldest first.

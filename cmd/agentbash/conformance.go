@@ -31,15 +31,9 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	mcp := fs.Bool("mcp", false, "the target is an MCP server over stdio (started per case in the case's workspace; {workspace} in its argv is replaced)")
 	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
 	deadline := fs.Duration("deadline", 0, "time the target has to answer each request (default: the case's bound plus 10s)")
-	name, rest := "", flagArgs
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
+	name, err := parseNamed(fs, flagArgs)
+	if err != nil {
 		return 2
-	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
 	}
 	if name == "" || !dashed || len(argv) == 0 {
 		fmt.Fprint(stderr, "agentbash conformance: want VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...\n", conformanceUsage)

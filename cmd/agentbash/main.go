@@ -86,6 +86,22 @@ func loadVariant(name string) (*spec.Variant, error) {
 	return variants.Spec(name)
 }
 
+// parseNamed parses a command's flags around its variant or spec name, which may come before the flags
+// or as the first word after them. It returns "" when no name was given.
+func parseNamed(fs *flag.FlagSet, args []string) (string, error) {
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	}
+	return name, nil
+}
+
 // splitDashes separates flags from the words after "--".
 func splitDashes(args []string) (flags, rest []string, dashed bool) {
 	for i, a := range args {
@@ -103,15 +119,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	toolName := fs.String("tool", "", "tool to call (default: the variant's first tool)")
 	workspace := fs.String("workspace", "", "workspace root (default: the current directory)")
 	params := fs.String("params", "", "parameters as a JSON object, as a model would send them")
-	target, rest := "", flagArgs
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		target, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
+	target, err := parseNamed(fs, flagArgs)
+	if err != nil {
 		return 2
-	}
-	if target == "" && fs.NArg() > 0 {
-		target = fs.Arg(0)
 	}
 	if target == "" {
 		fmt.Fprint(stderr, "agentbash run: name a variant or a spec file\n", usage)
@@ -272,11 +282,8 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("policy check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	only := fs.String("policy", "", "check only this policy (default: every policy the first tool runs, in order)")
-	target, rest := "", flagArgs
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		target, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
+	target, err := parseNamed(fs, flagArgs)
+	if err != nil {
 		return 2
 	}
 	if target == "" || !dashed {
