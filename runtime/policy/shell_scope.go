@@ -67,78 +67,17 @@ func (a *analysis) script(src string, depth int, parent *varTable) {
 	}
 }
 
-// prepass walks the script once: it lists every statement in source order with the pipeline stages it
-// reads from, records assignments (evaluated afterwards until their values settle, a few passes at most)
-// and functions (for the fork-bomb check).
+// prepass walks the script once (see collector) and then evaluates its assignments until their values
+// settle, a few passes at most.
 func (sc *scope) prepass(f *syntax.File) (stmts []stmtInfo, funcs []*syntax.FuncDecl) {
 	// About one statement per 8 bytes of script is a generous bound for real commands: one allocation.
-	stmts = make([]stmtInfo, 0, len(sc.src)/8+4)
-	var flattened map[*syntax.BinaryCmd]bool
-	var stages map[*syntax.Stmt][]*syntax.Stmt
-	var assigns []*syntax.Assign
-	var calls []*syntax.CallExpr
-	var fors []*syntax.WordIter
-	// prodStack holds the producers of the pipeline stages being visited; a stage's statement pushes its
-	// producers on entering and pops them on leaving.
-	var prodStack [][]*syntax.Stmt
-	pre := func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.Stmt:
-			if p, ok := stages[n]; ok {
-				prodStack = append(prodStack, p)
-			}
-			var prod []*syntax.Stmt
-			if len(prodStack) > 0 {
-				prod = prodStack[len(prodStack)-1]
-			}
-			stmts = append(stmts, stmtInfo{st: n, prod: prod})
-		case *syntax.BinaryCmd:
-			if isPipe(n) && !flattened[n] {
-				if flattened == nil {
-					flattened = map[*syntax.BinaryCmd]bool{}
-				}
-				var list []*syntax.Stmt
-				flattenPipe(n, &list, flattened)
-				if stages == nil {
-					stages = map[*syntax.Stmt][]*syntax.Stmt{}
-				}
-				for k := 1; k < len(list); k++ {
-					stages[list[k]] = list[:k]
-				}
-			}
-		case *syntax.Assign:
-			assigns = append(assigns, n)
-		case *syntax.DeclClause:
-			if n.Variant != nil && n.Variant.Value == "nameref" {
-				for _, as := range n.Args {
-					if as.Name != nil {
-						sc.vars.markUnknown(as.Name.Value)
-					}
-				}
-			}
-		case *syntax.CallExpr:
-			if len(n.Args) > 0 && assigningBuiltins[n.Args[0].Lit()] {
-				calls = append(calls, n)
-			}
-		case *syntax.ForClause:
-			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-				fors = append(fors, wi)
-			}
-		case *syntax.FuncDecl:
-			funcs = append(funcs, n)
-		case *syntax.Lit, *syntax.SglQuoted:
-			return false
-		}
-		return true
+	c := collector{stmts: make([]stmtInfo, 0, len(sc.src)/8+4)}
+	c.file(f)
+	for _, name := range c.namerefs {
+		sc.vars.markUnknown(name)
 	}
-	post := func(n syntax.Node) {
-		if st, ok := n.(*syntax.Stmt); ok {
-			if _, ok := stages[st]; ok {
-				prodStack = prodStack[:len(prodStack)-1]
-			}
-		}
-	}
-	walk(f, pre, post)
+	stmts, funcs = c.stmts, c.funcs
+	assigns, calls, fors := c.assigns, c.calls, c.fors
 	if len(assigns)+len(calls)+len(fors) == 0 {
 		return stmts, funcs
 	}
@@ -167,27 +106,6 @@ func (sc *scope) prepass(f *syntax.File) (stmts []stmtInfo, funcs []*syntax.Func
 		}
 	}
 	return stmts, funcs
-}
-
-// assigningBuiltins are the commands callAssigns looks at.
-var assigningBuiltins = map[string]bool{"export": true, "readonly": true, "local": true, "declare": true,
-	"typeset": true, "read": true, "mapfile": true, "readarray": true, "getopts": true, "printf": true}
-
-func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == syntax.PipeAll }
-
-func flattenPipe(b *syntax.BinaryCmd, out *[]*syntax.Stmt, seen map[*syntax.BinaryCmd]bool) {
-	seen[b] = true
-	flattenStage(b.X, out, seen)
-	flattenStage(b.Y, out, seen)
-}
-
-// flattenStage adds one side of a pipe: its own stages if it is an unredirected pipe itself.
-func flattenStage(st *syntax.Stmt, out *[]*syntax.Stmt, seen map[*syntax.BinaryCmd]bool) {
-	if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok && isPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
-		flattenPipe(inner, out, seen)
-		return
-	}
-	*out = append(*out, st)
 }
 
 // assign records one assignment.
