@@ -61,6 +61,7 @@ type flagSpec struct {
 	val  string
 }
 
+// cmdMatcher is a rule's command name: a literal, or a pattern (re) whose literal start is lit.
 type cmdMatcher struct {
 	lit string
 	re  *regexp.Regexp
@@ -210,6 +211,15 @@ func compileShell(b base, p spec.Policy) (Checker, error) {
 	return e, nil
 }
 
+// literalStart is the text a command-name pattern's matches all start with: what comes before its first
+// pattern, escape, brace or extended-glob character.
+func literalStart(pat string) string {
+	if i := strings.IndexAny(pat, "*?[\\{(@!+|"); i >= 0 {
+		return pat[:i]
+	}
+	return ""
+}
+
 func compileShellRule(r spec.ShellRule) (*shellRule, error) {
 	cr := &shellRule{name: r.Name, reason: r.Reason, subcommands: set(r.Subcommands), valueOpts: set(r.OptionsWithValue),
 		dynOperands: r.DynamicOperands}
@@ -222,7 +232,7 @@ func compileShellRule(r spec.ShellRule) (*shellRule, error) {
 			if !ok {
 				return nil, fmt.Errorf("command pattern %q does not compile", c)
 			}
-			cr.cmds = append(cr.cmds, cmdMatcher{re: re})
+			cr.cmds = append(cr.cmds, cmdMatcher{re: re, lit: literalStart(c)})
 			continue
 		}
 		cr.cmds = append(cr.cmds, cmdMatcher{lit: c})

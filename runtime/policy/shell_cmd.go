@@ -26,11 +26,15 @@ func (sc *scope) stmt(si stmtInfo) {
 	st := si.st
 	call, _ := st.Cmd.(*syntax.CallExpr)
 	var argvs [][]field
+	var one [1][]field
 	if call != nil && len(call.Args) > 0 {
-		argvs = sc.ev().wordsInto(sc.argvBuf[:0], call.Args)
-		if len(argvs) == 1 {
-			sc.argvBuf = argvs[0] // keep the grown buffer for the next statement
+		argv, alts := sc.ev().wordsInto(sc.argvBuf[:0], call.Args)
+		if alts == nil {
+			sc.argvBuf = argv // keep the grown buffer for the next statement
+			one[0] = argv
+			alts = one[:]
 		}
+		argvs = alts
 	}
 	sc.redirects(st, argvs)
 	cc := &callCtx{stmt: st, call: call, prod: si.prod}
@@ -99,7 +103,7 @@ func (r *shellRule) anyName(names []string) bool {
 
 func (r *shellRule) matchName(name string) bool {
 	for _, c := range r.cmds {
-		if (c.re == nil && c.lit == name) || (c.re != nil && c.re.MatchString(name)) {
+		if (c.re == nil && c.lit == name) || (c.re != nil && strings.HasPrefix(name, c.lit) && c.re.MatchString(name)) {
 			return true
 		}
 	}
@@ -206,6 +210,9 @@ func (e *shellEngine) rulesFor(name string) []int {
 			i++
 		}
 		out = append(out, j)
+	}
+	if out == nil {
+		return lit // no pattern rule applies: no copy
 	}
 	return append(out, lit[i:]...)
 }

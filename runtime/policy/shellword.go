@@ -220,11 +220,16 @@ type evaluator struct {
 
 // words expands a command's words: the alternatives of its argument list.
 func (ev evaluator) words(words []*syntax.Word) [][]field {
-	return ev.wordsInto(make([]field, 0, len(words)), words)
+	argv, alts := ev.wordsInto(make([]field, 0, len(words)), words)
+	if alts == nil {
+		return [][]field{argv}
+	}
+	return alts
 }
 
-// wordsInto is words appending the first alternative to buf.
-func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) [][]field {
+// wordsInto is words appending to buf: it returns the one command line, or nil and all the alternatives
+// when there are several.
+func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) ([]field, [][]field) {
 	argv := buf
 	var alts [][]field // nil while there is a single alternative (argv)
 	for _, w := range words {
@@ -258,9 +263,9 @@ func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) [][]field {
 		alts = next
 	}
 	if alts == nil {
-		return [][]field{argv}
+		return argv, nil
 	}
-	return alts
+	return nil, alts
 }
 
 // simpleLit is the fast path for a word that is one plain literal: no quotes, escapes, braces, patterns or
@@ -270,11 +275,24 @@ func (ev evaluator) simpleLit(w *syntax.Word) (field, bool) {
 		return field{}, false
 	}
 	l, ok := w.Parts[0].(*syntax.Lit)
-	if !ok || l.Value == "" || strings.ContainsAny(l.Value, "\\{*?[") {
+	if !ok || l.Value == "" || !plainText(l.Value) {
 		return field{}, false
 	}
 	v := l.Value
 	return field{val: v, src: v}, true
+}
+
+// notPlain marks the bytes that make a literal more than its text: escapes, braces and pattern characters.
+var notPlain = [256]bool{'\\': true, '{': true, '*': true, '?': true, '[': true}
+
+// plainText reports a literal without escapes, braces or pattern characters.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if notPlain[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // word expands one word into its alternatives, each a list of fields.
@@ -311,15 +329,14 @@ func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
 // quotedLit is the fast path for a word made of plain literals and quoted text without expansions,
 // escapes, braces or pattern characters: 'a b', "a b", a"b"'c'.
 func quotedLit(w *syntax.Word) (field, bool) {
-	plain := func(v string) bool { return !strings.ContainsAny(v, "\\{*?[") }
 	if len(w.Parts) == 1 { // the common "text" and 'text' without a copy
 		switch p := w.Parts[0].(type) {
 		case *syntax.SglQuoted:
-			if !p.Dollar && plain(p.Value) {
+			if !p.Dollar && plainText(p.Value) {
 				return field{val: p.Value}, true
 			}
 		case *syntax.DblQuoted:
-			if l, ok := oneLit(p.Parts); ok && !p.Dollar && plain(l) {
+			if l, ok := oneLit(p.Parts); ok && !p.Dollar && plainText(l) {
 				return field{val: l}, true
 			}
 		}
@@ -328,12 +345,12 @@ func quotedLit(w *syntax.Word) (field, bool) {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if !plain(p.Value) {
+			if !plainText(p.Value) {
 				return field{}, false
 			}
 			b.WriteString(p.Value)
 		case *syntax.SglQuoted:
-			if p.Dollar || !plain(p.Value) {
+			if p.Dollar || !plainText(p.Value) {
 				return field{}, false
 			}
 			b.WriteString(p.Value)
@@ -343,7 +360,7 @@ func quotedLit(w *syntax.Word) (field, bool) {
 			}
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
-				if !ok || !plain(l.Value) {
+				if !ok || !plainText(l.Value) {
 					return field{}, false
 				}
 				b.WriteString(l.Value)
