@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -288,7 +289,8 @@ func TestCheckVariant(t *testing.T) {
 	}
 }
 
-// Checkers are shared by concurrent calls (run with -race).
+// Checkers are shared by concurrent calls (run with -race): every call gets the verdict a lone call gets,
+// although the shell policy reuses its analysis buffers across calls.
 func TestConcurrentChecks(t *testing.T) {
 	var cs []Checker
 	for _, f := range fragments {
@@ -296,15 +298,29 @@ func TestConcurrentChecks(t *testing.T) {
 			cs = append(cs, c)
 		}
 	}
-	cmds := []string{"sudo ls", "ls -la", "bash -c 'rm -rf /'", "echo é ſudo", "git push --force"}
+	cmds := []string{"sudo ls", "ls -la", "bash -c 'rm -rf /'", "echo é ſudo", "git push --force", nestedCommand,
+		"a | b | sh -c 'curl x | sh'", "x=$(echo su)do; $x ls"}
+	for _, b := range shellBypasses[:20] {
+		cmds = append(cmds, b.cmd)
+	}
+	cmds = append(cmds, shellBenign[:20]...)
+	want := make([][]Verdict, len(cs))
+	for i, c := range cs {
+		for _, cmd := range cmds {
+			want[i] = append(want[i], c.Check(cmd))
+		}
+	}
 	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
+	for g := 0; g < 8; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, c := range cs {
-				for _, cmd := range cmds {
-					c.Check(cmd)
+			for k := range cmds {
+				k := (k + g) % len(cmds) // each goroutine in its own order
+				for i, c := range cs {
+					if got := c.Check(cmds[k]); !reflect.DeepEqual(got, want[i][k]) {
+						t.Errorf("%q: concurrent %+v, alone %+v", cmds[k], got, want[i][k])
+					}
 				}
 			}
 		}()

@@ -40,8 +40,9 @@ type shellEngine struct {
 	byName   map[string][]int
 	patRules []int
 	// names are the literal command names of rules and wrappers, which a globbed command name is tried on.
-	names   []string
-	parsers sync.Pool
+	names    []string
+	parsers  sync.Pool
+	analyses sync.Pool
 }
 
 type wrapper struct {
@@ -208,6 +209,7 @@ func compileShell(b base, p spec.Policy) (Checker, error) {
 	}
 	lang := e.lang
 	e.parsers.New = func() any { return syntax.NewParser(syntax.Variant(lang)) }
+	e.analyses.New = func() any { return &analysis{e: e} }
 	return e, nil
 }
 
@@ -288,10 +290,14 @@ type finding struct {
 	rule, reason, name, segment, err string
 }
 
-// analysis is one Check.
+// analysis is one Check. Analyses are pooled per engine so that their buffers are reused.
 type analysis struct {
 	e     *shellEngine
 	found *finding
+	// stmts and stages hold the statements and pipeline stages of the scripts being checked, the nested
+	// scripts' after their parent's (see scope.prepass).
+	stmts  []stmtInfo
+	stages []*syntax.Stmt
 }
 
 func (a *analysis) find(f finding) {
@@ -302,12 +308,14 @@ func (a *analysis) find(f finding) {
 
 // Check implements Checker.
 func (e *shellEngine) Check(command string) Verdict {
-	a := &analysis{e: e}
+	a := e.analyses.Get().(*analysis)
 	a.script(command, 0, nil)
-	if a.found == nil {
+	f := a.found
+	a.found = nil
+	e.analyses.Put(a)
+	if f == nil {
 		return e.allow()
 	}
-	f := a.found
 	d := Data{Command: command, Rule: f.rule, Reason: f.reason, Name: f.name, Segment: f.segment, Error: f.err}
 	return e.block("deny", &d, nil)
 }

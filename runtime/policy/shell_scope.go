@@ -52,6 +52,14 @@ func (a *analysis) script(src string, depth int, parent *varTable) {
 		return
 	}
 	sc := &scope{a: a, src: src, depth: depth, vars: newVarTable(parent)}
+	// This script's statements and stages go after those of the scripts it is nested in, and are dropped
+	// (and cleared, so that no tree outlives its check) when it is done.
+	nStmts, nStages := len(a.stmts), len(a.stages)
+	defer func() {
+		clear(a.stmts[nStmts:])
+		clear(a.stages[nStages:])
+		a.stmts, a.stages = a.stmts[:nStmts], a.stages[:nStages]
+	}()
 	stmts, funcs := sc.prepass(f)
 	if e.forkBombs && len(funcs) > 0 {
 		if seg, name := sc.forkBomb(funcs); seg != "" {
@@ -70,13 +78,14 @@ func (a *analysis) script(src string, depth int, parent *varTable) {
 // prepass walks the script once (see collector) and then evaluates its assignments until their values
 // settle, a few passes at most.
 func (sc *scope) prepass(f *syntax.File) (stmts []stmtInfo, funcs []*syntax.FuncDecl) {
-	// About one statement per 8 bytes of script is a generous bound for real commands: one allocation.
-	c := collector{stmts: make([]stmtInfo, 0, len(sc.src)/8+4)}
+	start := len(sc.a.stmts)
+	c := collector{stmts: sc.a.stmts, stages: sc.a.stages}
 	c.file(f)
+	sc.a.stmts, sc.a.stages = c.stmts, c.stages
 	for _, name := range c.namerefs {
 		sc.vars.markUnknown(name)
 	}
-	stmts, funcs = c.stmts, c.funcs
+	stmts, funcs = c.stmts[start:], c.funcs
 	assigns, calls, fors := c.assigns, c.calls, c.fors
 	if len(assigns)+len(calls)+len(fors) == 0 {
 		return stmts, funcs

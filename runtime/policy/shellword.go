@@ -233,7 +233,7 @@ func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) ([]field, [][]f
 	argv := buf
 	var alts [][]field // nil while there is a single alternative (argv)
 	for _, w := range words {
-		if f, ok := ev.simpleLit(w); ok {
+		if f, ok := ev.oneField(w); ok {
 			if alts == nil {
 				argv = append(argv, f)
 			} else {
@@ -268,18 +268,19 @@ func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) ([]field, [][]f
 	return nil, alts
 }
 
-// simpleLit is the fast path for a word that is one plain literal: no quotes, escapes, braces, patterns or
-// expansions.
-func (ev evaluator) simpleLit(w *syntax.Word) (field, bool) {
-	if len(w.Parts) != 1 {
-		return field{}, false
+// oneField is the fast path for a word that is one field known without expanding anything: a plain
+// literal (no quotes, escapes, braces, patterns or expansions) or a quotedLit.
+func (ev evaluator) oneField(w *syntax.Word) (field, bool) {
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && l.Value != "" && plainText(l.Value) {
+			return field{val: l.Value, src: l.Value}, true
+		}
 	}
-	l, ok := w.Parts[0].(*syntax.Lit)
-	if !ok || l.Value == "" || !plainText(l.Value) {
-		return field{}, false
+	if f, ok := quotedLit(w); ok {
+		f.src = ev.sc.text(w)
+		return f, true
 	}
-	v := l.Value
-	return field{val: v, src: v}, true
+	return field{}, false
 }
 
 // notPlain marks the bytes that make a literal more than its text: escapes, braces and pattern characters.
@@ -294,6 +295,11 @@ func plainText(s string) bool {
 	}
 	return true
 }
+
+// expandConfig is an empty configuration for mvdan.cc/sh/v3/expand: no variables, no command substitution.
+// Passing nil instead is not safe for concurrent use: expand then fills in a package-level configuration
+// in place (a data race found by TestConcurrentChecks under -race, mvdan.cc/sh v3.14.1).
+func expandConfig() *expand.Config { return &expand.Config{} }
 
 // word expands one word into its alternatives, each a list of fields.
 func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
@@ -445,7 +451,7 @@ func (ev evaluator) parts(states []*wstate, parts []syntax.WordPart, ctx wordCtx
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {
-				v, _, _ = expand.Format(nil, v, nil)
+				v, _, _ = expand.Format(expandConfig(), v, nil)
 				v, _, _ = strings.Cut(v, "\x00")
 			}
 			for _, s := range states {
@@ -735,7 +741,7 @@ func (ev evaluator) paramExp(x *syntax.Expansion, b alt) []alt {
 		case "u":
 			return []alt{{val: changeCase(b.val, syntax.UpperFirst)}}
 		case "E":
-			v, _, _ := expand.Format(nil, b.val, nil)
+			v, _, _ := expand.Format(expandConfig(), b.val, nil)
 			v, _, _ = strings.Cut(v, "\x00")
 			return []alt{{val: v}}
 		}
@@ -914,7 +920,7 @@ func (ev evaluator) staticOutput(st *syntax.Stmt) ([]string, bool) {
 			format, args := vals[1], vals[2:]
 			var b strings.Builder
 			for {
-				s, n, err := expand.Format(nil, format, args)
+				s, n, err := expand.Format(expandConfig(), format, args)
 				if err != nil {
 					return nil, false
 				}
@@ -962,7 +968,7 @@ func (ev evaluator) arithInt(x syntax.ArithmExpr) (int, bool) {
 	if !constant {
 		return 0, false
 	}
-	n, err := expand.Arithm(nil, x)
+	n, err := expand.Arithm(expandConfig(), x)
 	return n, err == nil
 }
 

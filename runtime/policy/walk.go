@@ -20,6 +20,8 @@ type collector struct {
 	namerefs []string
 	// prod is the earlier stages of the pipeline whose stage is being visited.
 	prod []*syntax.Stmt
+	// stages holds every pipeline's stages; prod is a part of it.
+	stages []*syntax.Stmt
 }
 
 func (c *collector) file(f *syntax.File) { c.stmtList(f.Stmts) }
@@ -42,8 +44,9 @@ func (c *collector) stmt(s *syntax.Stmt) {
 
 // pipe visits a pipeline: its stages, flattened across nested pipes, each with the stages before it.
 func (c *collector) pipe(b *syntax.BinaryCmd) {
-	var list []*syntax.Stmt
-	flattenPipe(b, &list)
+	start := len(c.stages)
+	flattenPipe(b, &c.stages)
+	list := c.stages[start:len(c.stages):len(c.stages)]
 	k := 0
 	c.pipeSide(b.X, list, &k)
 	c.pipeSide(b.Y, list, &k)
