@@ -150,6 +150,9 @@ type ShellWrapper struct {
 	// OptionsWithValue are the options that take a value (`-u USER`, `-uUSER`, `--user USER`,
 	// `--user=USER`).
 	OptionsWithValue []string `yaml:"options_with_value,omitempty" json:"options_with_value,omitempty"`
+	// OptionsWithOptionalValue are the options whose value is optional and can only be attached
+	// (`-e`, `-eEOF`, `--eof`, `--eof=EOF`; getopt's `::`): the next argument is never their value.
+	OptionsWithOptionalValue []string `yaml:"options_with_optional_value,omitempty" json:"options_with_optional_value,omitempty"`
 	// Positionals is how many operands come before the command (timeout's DURATION).
 	Positionals int `yaml:"positionals,omitempty" json:"positionals,omitempty"`
 	// Assignments skips NAME=VALUE operands before the command (env).
@@ -165,6 +168,11 @@ type ShellWrapper struct {
 	// AppendsOperands marks a wrapper that adds operands read at run time (xargs): the command gets an
 	// operand that is not known.
 	AppendsOperands bool `yaml:"appends_operands,omitempty" json:"appends_operands,omitempty"`
+	// ReplaceOptions name a replacement string that the wrapper replaces, in the command's arguments, with
+	// text read at run time (xargs -I R, -iR, --replace=R): an argument that contains it is not known, and
+	// no operands are appended. Each must also be in OptionsWithValue or OptionsWithOptionalValue; without
+	// a value the replacement string is {} (xargs -i, --replace).
+	ReplaceOptions []string `yaml:"replace_options,omitempty" json:"replace_options,omitempty"`
 }
 
 // ShellRemote names downloaders whose output must not be run as code.

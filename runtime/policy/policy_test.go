@@ -96,6 +96,7 @@ func TestCompileErrors(t *testing.T) {
 		{"name: p\nkind: shell\nmessage: m\nshell: {rules: [{commands: [x]}]}", `shell.rules[0]: a rule needs a reason`},
 		{"name: p\nkind: shell\nmessage: m\nshell: {rules: [{reason: r, flags: [[r]]}]}", `flag "r" is not -x, --long or -word`},
 		{"name: p\nkind: shell\nmessage: m\nshell: {dynamic: maybe}", `unknown dynamic "maybe"`},
+		{"name: p\nkind: shell\nmessage: m\nshell: {wrappers: [{names: [xargs], replace_options: [-I]}]}", `shell.wrappers[0].replace_options: -I is not in options_with_value or options_with_optional_value`},
 		{"name: p\nkind: shell\nmessage: m\nrules: [{pattern: a}]\nshell: {}", `rules: does not apply to kind shell`},
 		{"name: p\nkind: shell\nmessage: '{{index .Groups 1}}'\nshell: {}", `fails without capture groups`},
 		// A failing example names the policy, the example and what disagrees.

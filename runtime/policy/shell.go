@@ -55,6 +55,8 @@ type wrapper struct {
 	noExecOpts  map[string]bool
 	execOpts    map[string]bool
 	appends     bool
+	replaceOpts map[string]bool
+	optOpts     map[string]bool // options with an optional, attached value
 }
 
 type flagSpec struct {
@@ -132,7 +134,8 @@ func compileShell(b base, p spec.Policy) (Checker, error) {
 		field := fmt.Sprintf("shell.wrappers[%d]", i)
 		cw := &wrapper{runs: w.Runs, valueOpts: set(w.OptionsWithValue), positionals: w.Positionals,
 			assignments: w.Assignments, splitOpts: set(w.SplitOptions), scriptOpts: set(w.ScriptOptions),
-			noExecOpts: set(w.NoExecOptions), execOpts: set(w.ExecOptions), appends: w.AppendsOperands}
+			noExecOpts: set(w.NoExecOptions), execOpts: set(w.ExecOptions), appends: w.AppendsOperands,
+			replaceOpts: set(w.ReplaceOptions), optOpts: set(w.OptionsWithOptionalValue)}
 		switch cw.runs {
 		case "":
 			cw.runs = "command"
@@ -142,6 +145,11 @@ func compileShell(b base, p spec.Policy) (Checker, error) {
 		}
 		if len(w.Names) == 0 {
 			fail(field+".names", errors.New("a wrapper needs names"))
+		}
+		for _, o := range w.ReplaceOptions {
+			if !cw.valueOpts[o] && !cw.optOpts[o] {
+				fail(field+".replace_options", fmt.Errorf("%s is not in options_with_value or options_with_optional_value", o))
+			}
 		}
 		for _, n := range w.Names {
 			if _, dup := e.wrappers[n]; dup {

@@ -329,57 +329,73 @@ func (sc *scope) unwrap(w *wrapper, args []field, cc *callCtx) {
 }
 
 // option handles one option token of a wrapper; it returns how many extra tokens it consumed, and false
-// when the wrapper runs nothing (a no-exec option).
-func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx) (int, bool) {
+// when the wrapper runs nothing (a no-exec option). A replacement string (xargs -I R) is stored in repl.
+func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx, repl *string) (int, bool) {
 	v := rest[i].val
-	value := func(inline string, has bool) (field, int) {
-		if has {
-			return litField(inline), 0
-		}
-		if i+1 < len(rest) {
-			return rest[i+1], 1
-		}
-		return field{}, 0
-	}
-	handle := func(opt string, f field) {
+	// handle acts on an option's value (has is false when an optional value is absent).
+	handle := func(opt string, f field, has bool) {
 		switch {
 		case w.splitOpts[opt], w.scriptOpts[opt]:
 			sc.scriptField(f, cc, sc.vars)
+		case w.replaceOpts[opt] && repl != nil:
+			switch {
+			case !has:
+				*repl = "{}"
+			case f.dyn || f.val == "":
+				*repl = unknownRepl
+			default:
+				*repl = f.val
+			}
 		}
 	}
+	// value is a required value: attached (inline), else the next argument.
+	value := func(opt, inline string, attached bool) int {
+		if attached {
+			handle(opt, litField(inline), true)
+			return 0
+		}
+		if i+1 < len(rest) {
+			handle(opt, rest[i+1], true)
+			return 1
+		}
+		return 0
+	}
+	required := func(opt string) bool { return w.valueOpts[opt] || w.splitOpts[opt] || w.scriptOpts[opt] }
 	if strings.HasPrefix(v, "--") {
 		name, inline, has := strings.Cut(v, "=")
-		if w.noExecOpts[name] {
+		switch {
+		case w.noExecOpts[name]:
 			return 0, false
-		}
-		if w.valueOpts[name] || w.splitOpts[name] || w.scriptOpts[name] {
-			f, n := value(inline, has)
-			handle(name, f)
-			return n, true
+		case required(name):
+			return value(name, inline, has), true
+		case w.optOpts[name]:
+			handle(name, litField(inline), has)
 		}
 		return 0, true
 	}
 	if w.noExecOpts[v] {
 		return 0, false
 	}
-	if w.valueOpts[v] || w.splitOpts[v] || w.scriptOpts[v] { // -word options (find style) and -x
-		f, n := value("", false)
-		handle(v, f)
-		return n, true
+	if required(v) { // -word options (find style) and -x
+		return value(v, "", false), true
 	}
 	for k := 1; k < len(v); k++ {
 		o := "-" + v[k:k+1]
-		if w.noExecOpts[o] {
+		switch {
+		case w.noExecOpts[o]:
 			return 0, false
-		}
-		if w.valueOpts[o] || w.splitOpts[o] || w.scriptOpts[o] {
-			f, n := value(v[k+1:], k+1 < len(v))
-			handle(o, f)
-			return n, true
+		case required(o):
+			return value(o, v[k+1:], k+1 < len(v)), true
+		case w.optOpts[o]:
+			handle(o, litField(v[k+1:]), k+1 < len(v))
+			return 0, true
 		}
 	}
 	return 0, true
 }
+
+// unknownRepl stands for a replacement string only known at run time.
+const unknownRepl = "\x00"
 
 // wrapperOperands skips a wrapper's options; ok is false when it runs nothing.
 func (sc *scope) wrapperOperands(w *wrapper, rest []field, cc *callCtx) ([]field, bool) {
@@ -392,7 +408,7 @@ func (sc *scope) wrapperOperands(w *wrapper, rest []field, cc *callCtx) ([]field
 			return rest[i+1:], true
 		}
 		if len(t.val) > 1 && t.val[0] == '-' {
-			n, ok := sc.option(w, rest, i, cc)
+			n, ok := sc.option(w, rest, i, cc, nil)
 			if !ok {
 				return nil, false
 			}
@@ -407,6 +423,7 @@ func (sc *scope) wrapperOperands(w *wrapper, rest []field, cc *callCtx) ([]field
 func (sc *scope) unwrapCommand(w *wrapper, rest []field, cc *callCtx) {
 	pos := w.positionals
 	i := 0
+	repl := ""
 loop:
 	for i < len(rest) {
 		t := rest[i]
@@ -417,7 +434,7 @@ loop:
 			i++
 			break loop
 		case len(t.val) > 1 && t.val[0] == '-':
-			n, ok := sc.option(w, rest, i, cc)
+			n, ok := sc.option(w, rest, i, cc, &repl)
 			if !ok || sc.a.found != nil {
 				return
 			}
@@ -435,11 +452,34 @@ loop:
 	if len(inner) == 0 {
 		return
 	}
-	if w.appends {
+	switch {
+	case repl != "":
+		inner = replaced(inner, repl)
+	case w.appends:
 		extra := field{dyn: true, src: "(operands read at run time)"}
 		inner = append(append([]field(nil), inner...), extra)
 	}
 	sc.argv(inner, cc)
+}
+
+// replaced is a command line whose arguments containing repl get text read at run time in its place
+// (xargs -I): each such argument becomes dynamic, keeping the known text before and after.
+func replaced(args []field, repl string) []field {
+	out := make([]field, len(args))
+	for k, f := range args {
+		out[k] = f
+		if repl == unknownRepl {
+			out[k] = field{dyn: true, src: f.src}
+			continue
+		}
+		if f.dyn || !strings.Contains(f.val, repl) {
+			continue
+		}
+		i, j := strings.Index(f.val, repl), strings.LastIndex(f.val, repl)+len(repl)
+		out[k] = field{val: strings.ReplaceAll(f.val, repl, ""), src: f.src, dyn: true,
+			x: &fieldX{pre: f.val[:i], suf: f.val[j:], subst: f.substs()}}
+	}
+	return out
 }
 
 func isAssignment(s string) bool {

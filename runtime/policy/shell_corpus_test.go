@@ -41,6 +41,12 @@ var shellBypasses = []struct{ category, cmd string }{
 	{"wrapper", `builtin eval 'sudo id'`},
 	{"wrapper", `exec sudo id`},
 	{"wrapper", `echo / | xargs rm -rf`},
+	{"wrapper", `echo / | xargs --max-lines rm -rf`},
+	{"wrapper", `echo / | xargs -eE rm -rf`},
+	{"wrapper", `echo / | xargs --replace rm -rf {}`},
+	{"wrapper", `echo / | xargs -I% rm -rf %`},
+	{"wrapper", `echo 'sudo id' | xargs -I{} sh -c '{}'`},
+	{"wrapper", `ls | xargs -i {} --help`},
 	{"wrapper", `time sudo id`},
 	{"wrapper", `/usr/bin/time -v reboot`},
 	{"wrapper", `busybox rm -rf /`},
@@ -250,6 +256,9 @@ var shellBenign = []string{
 	`find src -name '*.ts' | xargs grep -l useEffect`,
 	`test -d build || mkdir build`,
 	`echo {a,b}.txt`,
+	`git ls-files '*.go' | xargs -I{} gofmt -l {}`,
+	`ls | xargs -I % echo file: %`,
+	`cat dirs.txt | xargs -I{} rm -rf ./build/{}`,
 }
 
 // TestShellCorpus prints the shell policy's catch rate on the bypass corpus and its false-positive rate on
@@ -282,5 +291,50 @@ func TestShellCorpus(t *testing.T) {
 	}
 	if fp > 0 {
 		t.Errorf("%d false positives", fp)
+	}
+}
+
+// TestShellXargs pins how xargs options are read (GNU findutils 4.9): -e, -l and -i take only an attached
+// value (the next argument is the command), -I and -i name a replacement string, and an argument that
+// contains it is only known at run time. Nothing here is executed.
+func TestShellXargs(t *testing.T) {
+	c := compileFragment(t, "shell")["shell_guard"]
+	for _, tc := range []struct {
+		cmd, rule string // rule "" means allowed
+	}{
+		{`xargs rm -rf`, "rm_root"},
+		{`xargs --max-lines rm -rf`, "rm_root"},
+		{`xargs --max-lines=2 rm -rf`, "rm_root"},
+		{`xargs -l rm -rf`, "rm_root"},
+		{`xargs -l2 rm -rf`, "rm_root"},
+		{`xargs --eof rm -rf`, "rm_root"},
+		{`xargs -eE rm -rf`, "rm_root"},
+		{`xargs -E E rm -rf`, "rm_root"},
+		{`xargs -L 1 rm -rf`, "rm_root"},
+		{`xargs -I{} rm -rf {}`, "rm_root"},
+		{`xargs -I {} rm -rf {}`, "rm_root"},
+		{`xargs -i rm -rf {}`, "rm_root"},
+		{`xargs -iQ rm -rf Q`, "rm_root"},
+		{`xargs --replace rm -rf {}`, "rm_root"},
+		{`xargs --replace=Q rm -rf /Q`, "rm_root"},
+		{`xargs -I{} sh -c '{}'`, "dynamic"},
+		{`xargs -I{} sh -c 'echo {}'`, "dynamic"},
+		{`xargs -I{} {}`, "dynamic"},
+		{`xargs -I "$R" echo hi`, "dynamic"},
+		{`xargs -I{} rm -rf ./build/{}`, ""},
+		{`xargs -I{} rm -rf ./build/{}/cache`, ""},
+		{`xargs -I{} echo rm -rf {}`, ""},
+		{`xargs -i echo {}`, ""},
+		{`xargs -I{} gofmt -l {}`, ""},
+		{`xargs -n1 echo`, ""},
+	} {
+		v := c.Check(tc.cmd)
+		got := ""
+		if !v.Allowed {
+			got = v.Rule
+		}
+		if got != tc.rule {
+			t.Errorf("%q: rule %q, want %q (%s)", tc.cmd, got, tc.rule, v.Message)
+		}
 	}
 }
