@@ -34,6 +34,8 @@ type call struct {
 	timeout     time.Duration
 	workdirDone bool
 	cwd         string
+	// cwdEmpty: the working directory is "" and cannot be changed into (workdir.empty_fails_spawn).
+	cwdEmpty bool
 
 	// snaps are the stream snapshots the result was rendered from (for result-level truncation).
 	snaps snapshots
@@ -352,6 +354,12 @@ func (c *call) applyWorkdir() error {
 	}
 	sent := c.str(p.Name)
 	if sent == "" && w.EmptyIsDefault {
+		return nil
+	}
+	if s, isStr := c.params[p.Name].(string); isStr && s == "" && w.EmptyFailsSpawn { // not null: None is fine
+		// The checks see the workspace (Path("") is "."); the spawn fails.
+		c.cwdEmpty = true
+		c.data.Path, c.data.Cwd = "", ""
 		return nil
 	}
 	c.data.Path = sent

@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"encoding/json"
 	"errors"
+	"io/fs"
+	"os/exec"
 	"syscall"
 )
 
@@ -24,10 +27,38 @@ var errnoText = map[syscall.Errno][2]string{
 	syscall.ELOOP:        {"ELOOP", "Too many levels of symbolic links"},
 }
 
-// setErrno fills the errno fields of the template data from a spawn error.
+// spawnError renders a shell that could not be started: the tool's spawn_error.<ERRNO> case if it has
+// one, else its spawn_error case.
+func (c *call) spawnError(err error) (json.RawMessage, error) {
+	c.data.Err = err.Error()
+	c.setErrno(err)
+	c.data.SpawnPath = c.data.Shell
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "chdir" {
+		c.data.SpawnPath = c.data.Cwd
+	}
+	c.data.Message = err.Error()
+	if tmpl := c.e.v.Shell.SpawnError; tmpl != "" {
+		if msg, rerr := c.t.tmpl.render(tmpl, &c.data); rerr == nil {
+			c.data.Message = msg
+		}
+	}
+	c.data.ExitCode = 1
+	if name := "spawn_error." + c.data.ErrnoName; c.data.ErrnoName != "" {
+		if _, ok := c.t.spec.Results.Cases[name]; ok {
+			return c.outcome(name)
+		}
+	}
+	return c.outcome("spawn_error")
+}
+
+// setErrno fills the errno fields of the template data from a spawn error (a program not found on PATH
+// is ENOENT, as execvp reports it).
 func (c *call) setErrno(err error) {
 	var errno syscall.Errno
-	if !errors.As(err, &errno) {
+	if errors.Is(err, exec.ErrNotFound) {
+		errno = syscall.ENOENT
+	} else if !errors.As(err, &errno) {
 		return
 	}
 	c.data.Errno = int(errno)

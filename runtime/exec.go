@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
+	"syscall"
 	"strings"
 	"time"
 
@@ -136,19 +138,16 @@ func (c *call) exec() (json.RawMessage, error) {
 	if err := c.e.bg.reserve(background); err != nil {
 		return nil, c.failBackground(err)
 	}
-	p, err := proc.Start(ps)
+	var p *proc.Process
+	var err error
+	if c.cwdEmpty {
+		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
+	} else {
+		p, err = proc.Start(ps)
+	}
 	if err != nil {
 		c.e.bg.unreserve(background)
-		c.data.Err = err.Error()
-		c.setErrno(err)
-		c.data.Message = err.Error()
-		if tmpl := c.e.v.Shell.SpawnError; tmpl != "" {
-			if msg, rerr := t.tmpl.render(tmpl, &c.data); rerr == nil {
-				c.data.Message = msg
-			}
-		}
-		c.data.ExitCode = 1
-		return c.outcome("spawn_error")
+		return c.spawnError(err)
 	}
 	c.data.Pid = p.Pid()
 	c.data.Started = time.Now().UTC().Format(time.RFC3339)

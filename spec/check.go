@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -29,8 +31,11 @@ var sample = Data{
 	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
 	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
 	Min: 1, Max: 2, ID: "id", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
-	ErrnoName: "ENOENT", Strerror: "No such file or directory", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
+	ErrnoName: "ENOENT", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 }
+
+// errnoName is a C errno name (ENOENT, E2BIG).
+var errnoName = regexp.MustCompile(`^E[A-Z0-9]+$`)
 
 func (c *checker) template(pointer, text string) {
 	t, err := ParseTemplate(pointer, text)
@@ -221,6 +226,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	if w := t.Workdir; w != nil {
+		if w.EmptyIsDefault && w.EmptyFailsSpawn {
+			c.errf(ptr+"/workdir/empty_fails_spawn", "empty_is_default and empty_fails_spawn exclude each other")
+		}
 		c.failure(ptr+"/workdir/confine", w.Confine, cases)
 		c.failure(ptr+"/workdir/must_exist", w.MustExist, cases)
 		c.failure(ptr+"/workdir/must_be_dir", w.MustBeDir, cases)
@@ -234,6 +242,12 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
+	}
+
+	for name := range cases {
+		if errno, ok := strings.CutPrefix(name, "spawn_error."); ok && !errnoName.MatchString(errno) {
+			c.errf(ptr+"/results/cases/"+name, "a spawn_error case is keyed by an errno name such as ENOTDIR, not %q", errno)
+		}
 	}
 
 	if kind == "exec" {

@@ -66,6 +66,9 @@ type Data struct {
 	// (C's strerror text, as Python's OSError and Node's error codes show it).
 	Errno               int
 	ErrnoName, Strerror string
+	// SpawnPath is the path a spawn error names, as Python's OSError.filename does: the working directory
+	// (as .Cwd reports it) when changing into it failed, the program when executing it failed.
+	SpawnPath string
 	// StdoutKept, StderrKept and OutputKept count the bytes a capture kept (a background shell's buffer).
 	StdoutKept, StderrKept, OutputKept int64
 	// Shell is the shell program (argv[0]).

@@ -66,8 +66,9 @@ type Shell struct {
 	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
 	SignalExit string `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
 	// SpawnError is the message template for a shell that cannot be started (missing program or working
-	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text), .Errno, .ErrnoName, .Strerror. It
-	// becomes the spawn_error outcome.
+	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text), .Errno, .ErrnoName, .Strerror,
+	// .SpawnPath. It becomes the spawn_error.<ERRNO> outcome (spawn_error.ENOTDIR) when the tool has that
+	// case, else the spawn_error outcome.
 	SpawnError string `yaml:"spawn_error,omitempty" json:"spawn_error,omitempty"`
 }
 
@@ -182,6 +183,9 @@ type Timeout struct {
 type Workdir struct {
 	// EmptyIsDefault treats "" like an absent parameter.
 	EmptyIsDefault bool `yaml:"empty_is_default,omitempty" json:"empty_is_default,omitempty"`
+	// EmptyFailsSpawn makes "" pass the checks as the workspace (Python's Path("") is ".") and then fail
+	// to start as a spawn error with errno ENOENT naming '' (Python's Popen(cwd="")).
+	EmptyFailsSpawn bool `yaml:"empty_fails_spawn,omitempty" json:"empty_fails_spawn,omitempty"`
 	// ResolveSymlinks makes the path absolute and follows symlinks before the checks (Python's resolve()).
 	ResolveSymlinks bool `yaml:"resolve_symlinks,omitempty" json:"resolve_symlinks,omitempty"`
 	// Confine fails when the resolved path is outside the workspace; data: .Path (as sent), .Resolved.
@@ -247,7 +251,8 @@ type Results struct {
 	Discriminator string `yaml:"discriminator,omitempty" json:"discriminator,omitempty"`
 	// Cases maps an outcome to its shape. Outcomes: success (exit 0), failure (non-zero exit), exit (either,
 	// when success or failure is absent), timeout, background, spawn_error, and any name a Failure.Result
-	// refers to (error, by convention). Tools of kind poll and kill use ok.
+	// refers to (error, by convention). spawn_error.<ERRNO> (spawn_error.ENOTDIR, spawn_error.EACCES) shapes
+	// the spawn errors of that system error, before spawn_error. Tools of kind poll and kill use ok.
 	Cases map[string]Shape `yaml:"cases" json:"cases"`
 }
 

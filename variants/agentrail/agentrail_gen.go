@@ -317,6 +317,26 @@ func UnmarshalResult(data []byte) (Result, error) {
 	return nil, fmt.Errorf("agentrail: Bash result has unknown details.mode %v", probe.Details.Mode)
 }
 
+// Error is the Error error the tools raise (a *runtime.ToolError with Type "Error") when: Bash ends
+// with outcome spawn_error.ENOTDIR. errors.As finds it, and through Unwrap the *runtime.ToolError too.
+type Error struct {
+	// Message is the error's text, exactly as the source words it.
+	Message string
+}
+
+// Error returns "Error: " and the message, as runtime.ToolError does.
+func (e *Error) Error() string {
+	return "Error: " + e.Message
+}
+
+// Unwrap returns the error as the runtime raised it.
+func (e *Error) Unwrap() error {
+	return &runtime.ToolError{
+		Message: e.Message,
+		Type:    "Error",
+	}
+}
+
 // ToolError is the ToolError error the tools raise (a *runtime.ToolError with Type "ToolError") when:
 // policy agentrail_dangerous blocks a command; policy agentrail_permissions blocks a command; the
 // background registry fails. errors.As finds it, and through Unwrap the *runtime.ToolError too.
@@ -367,6 +387,8 @@ func typedError(err error) error {
 		return err
 	}
 	switch te.Type {
+	case "Error":
+		return &Error{Message: te.Message}
 	case "ToolError":
 		return &ToolError{Message: te.Message}
 	case "ToolValidationError":

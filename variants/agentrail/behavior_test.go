@@ -151,7 +151,6 @@ func TestBehavior(t *testing.T) {
 			Name:   "working_directory is a regular file",
 			Params: behavior.CmdWith("pwd", "working_directory", "file"),
 			Err:    &runtime.ToolError{Type: "Error", Message: "spawn ENOTDIR"},
-			Gap:    "spawn_error has one shape; upstream throws here (see the spec's deviations)",
 		},
 		{Name: "missing command", Params: func(*behavior.Workspace) map[string]any { return map[string]any{} }, Err: invalid},
 		{Name: "command of another type", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 5} }, Err: invalid},
@@ -161,6 +160,13 @@ func TestBehavior(t *testing.T) {
 			Params: behavior.Cmd("echo hi"),
 			Opts:   []runtime.Option{runtime.WithShell("/nonexistent/sh", "-c")},
 			Want:   behavior.Fixed(fg("", "spawn /nonexistent/sh ENOENT", 1)),
+		},
+		{
+			// A file without execute permission: exec fails with EACCES, even for root; nothing runs.
+			Name:   "shell not executable",
+			Params: behavior.Cmd("echo hi"),
+			Opts:   []runtime.Option{runtime.WithShell("/etc/passwd", "-c")},
+			Want:   behavior.Fixed(fg("", "spawn /etc/passwd EACCES", 1)),
 		},
 	}
 	behavior.Run(t, "agentrail", "Bash", cases)

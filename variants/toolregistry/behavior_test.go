@@ -85,7 +85,6 @@ func TestBehavior(t *testing.T) {
 			Name:   "cwd empty",
 			Params: behavior.CmdWith("pwd", "cwd", ""),
 			Err:    &runtime.ToolError{Type: "FileNotFoundError", Message: "[Errno 2] No such file or directory: ''"},
-			Gap:    `cwd "" passes is_dir() upstream and fails in Popen; the runtime runs in the workspace (see the spec's deviations)`,
 		},
 		{
 			Name:   "missing command",
@@ -98,6 +97,13 @@ func TestBehavior(t *testing.T) {
 			Params: behavior.Cmd("echo hi"),
 			Opts:   []runtime.Option{runtime.WithShell("/nonexistent/sh", "-c")},
 			Err:    &runtime.ToolError{Type: "FileNotFoundError", Message: "[Errno 2] No such file or directory: '/nonexistent/sh'"},
+		},
+		{
+			// A file without execute permission: exec fails with EACCES, even for root; nothing runs.
+			Name:   "shell not executable",
+			Params: behavior.Cmd("echo hi"),
+			Opts:   []runtime.Option{runtime.WithShell("/etc/passwd", "-c")},
+			Err:    &runtime.ToolError{Type: "PermissionError", Message: "[Errno 13] Permission denied: '/etc/passwd'"},
 		},
 	}
 	behavior.Run(t, "toolregistry", "bash", cases)

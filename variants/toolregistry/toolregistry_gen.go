@@ -239,6 +239,48 @@ func (e *FileNotFoundError) Unwrap() error {
 	}
 }
 
+// NotADirectoryError is the NotADirectoryError error the tools raise (a *runtime.ToolError with Type
+// "NotADirectoryError") when: bash ends with outcome spawn_error.ENOTDIR. errors.As finds it, and
+// through Unwrap the *runtime.ToolError too.
+type NotADirectoryError struct {
+	// Message is the error's text, exactly as the source words it.
+	Message string
+}
+
+// Error returns "NotADirectoryError: " and the message, as runtime.ToolError does.
+func (e *NotADirectoryError) Error() string {
+	return "NotADirectoryError: " + e.Message
+}
+
+// Unwrap returns the error as the runtime raised it.
+func (e *NotADirectoryError) Unwrap() error {
+	return &runtime.ToolError{
+		Message: e.Message,
+		Type:    "NotADirectoryError",
+	}
+}
+
+// PermissionError is the PermissionError error the tools raise (a *runtime.ToolError with Type
+// "PermissionError") when: bash ends with outcome spawn_error.EACCES. errors.As finds it, and through
+// Unwrap the *runtime.ToolError too.
+type PermissionError struct {
+	// Message is the error's text, exactly as the source words it.
+	Message string
+}
+
+// Error returns "PermissionError: " and the message, as runtime.ToolError does.
+func (e *PermissionError) Error() string {
+	return "PermissionError: " + e.Message
+}
+
+// Unwrap returns the error as the runtime raised it.
+func (e *PermissionError) Unwrap() error {
+	return &runtime.ToolError{
+		Message: e.Message,
+		Type:    "PermissionError",
+	}
+}
+
 // TypeError is the TypeError error the tools raise (a *runtime.ToolError with Type "TypeError") when:
 // bash gets no command. errors.As finds it, and through Unwrap the *runtime.ToolError too.
 type TypeError struct {
@@ -332,6 +374,10 @@ func typedError(err error) error {
 	switch te.Type {
 	case "FileNotFoundError":
 		return &FileNotFoundError{Message: te.Message}
+	case "NotADirectoryError":
+		return &NotADirectoryError{Message: te.Message}
+	case "PermissionError":
+		return &PermissionError{Message: te.Message}
 	case "TypeError":
 		return &TypeError{Message: te.Message}
 	case "UnicodeDecodeError":
