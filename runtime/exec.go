@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
-	"syscall"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentbash/agentbash/runtime/proc"
