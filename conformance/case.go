@@ -433,7 +433,7 @@ func (b *builder) timeouts() {
 	// second so that "at once" cannot race with its output.
 	b.cmd("timeout zero", "sleep 1; echo zero", map[string]any{"timeout": 0},
 		Case{MaxElapsed: 1500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
-	if p.Nullable {
+	if p.Nullable || b.ti.t.NullParams == "invalid" {
 		b.cmd("timeout null", "echo none", map[string]any{"timeout": nil}, Case{NoSurvivors: true})
 	}
 	if tm.Max != nil {
@@ -470,7 +470,7 @@ func (b *builder) workdirs() {
 	} {
 		b.cmd(c.name, "pwd", map[string]any{"workdir": c.dir}, Case{Setup: setup, NoSurvivors: true})
 	}
-	if p.Nullable {
+	if p.Nullable || b.ti.t.NullParams == "invalid" {
 		b.cmd("workdir null", "pwd", map[string]any{"workdir": nil}, Case{NoSurvivors: true})
 	}
 }

@@ -138,6 +138,9 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		p := &c.t.spec.Params[i]
 		v, ok := c.params[p.Name]
 		if ok && v == nil && !p.Nullable {
+			if c.t.spec.NullParams == "invalid" {
+				return c.invalid(p.Name, "must not be null")
+			}
 			ok = false // null for a parameter that is not nullable counts as absent
 		}
 		c.present[p.Name] = ok

@@ -85,6 +85,10 @@ type Tool struct {
 	// InvalidParam is how a parameter of the wrong type or a missing required one is reported; data:
 	// .Param, .Problem. Default: a ValidationError naming both.
 	InvalidParam *Failure `yaml:"invalid_param,omitempty" json:"invalid_param,omitempty"`
+	// NullParams is how JSON null is read for a parameter that is not nullable: absent (the default: as if
+	// it were not sent) or invalid (the InvalidParam failure with .Problem "must not be null", as a JSON
+	// Schema validator such as TypeBox rejects it).
+	NullParams string `yaml:"null_params,omitempty" json:"null_params,omitempty" jsonschema:"enum=absent,enum=invalid"`
 	// Checks run in order before anything starts; the first that fails ends the call.
 	Checks []Check `yaml:"checks,omitempty" json:"checks,omitempty"`
 	// Timeout interprets the timeout parameter.

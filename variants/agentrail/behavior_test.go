@@ -122,6 +122,9 @@ func TestBehavior(t *testing.T) {
 		{Name: "negative timeout", Params: behavior.CmdWith("echo hi", "timeout", -1), Err: invalid},
 		{Name: "fractional timeout", Params: behavior.CmdWith("echo hi", "timeout", 1.5), Err: invalid},
 		{Name: "string timeout", Params: behavior.CmdWith("echo hi", "timeout", "5"), Err: invalid},
+		{Name: "null timeout", Params: behavior.CmdWith("echo hi", "timeout", nil), Err: invalid},
+		{Name: "null working_directory", Params: behavior.CmdWith("pwd", "working_directory", nil), Err: invalid},
+		{Name: "null command", Params: behavior.CmdWith("", "command", nil), Err: invalid},
 		{Name: "large timeout", Params: behavior.CmdWith("echo hi", "timeout", 100000000), Want: behavior.Fixed(fg("hi\n", "", 0))},
 		{
 			Name:   "working_directory relative",
