@@ -306,6 +306,8 @@ type analysis struct {
 	// scripts' after their parent's (see scope.prepass).
 	stmts  []stmtInfo
 	stages []*syntax.Stmt
+	// arena holds the nodes of the trees fastParse builds during the check.
+	arena astArena
 }
 
 func (a *analysis) find(f finding) {
@@ -320,6 +322,7 @@ func (e *shellEngine) Check(command string) Verdict {
 	a.script(command, 0, nil)
 	f := a.found
 	a.found = nil
+	a.arena.reset()
 	e.analyses.Put(a)
 	if f == nil {
 		return e.allow()
@@ -328,7 +331,12 @@ func (e *shellEngine) Check(command string) Verdict {
 	return e.block("deny", &d, nil)
 }
 
-func (e *shellEngine) parse(src string) (*syntax.File, error) {
+func (e *shellEngine) parse(a *analysis, src string) (*syntax.File, error) {
+	if e.lang == syntax.LangBash {
+		if f, ok := fastParse(src, &a.arena); ok {
+			return f, nil
+		}
+	}
 	p := e.parsers.Get().(*syntax.Parser)
 	defer e.parsers.Put(p)
 	return p.Parse(strings.NewReader(src), "")

@@ -46,7 +46,7 @@ func (a *analysis) script(src string, depth int, parent *varTable) {
 		a.find(finding{rule: "too_deep", reason: e.reasons.TooDeep, segment: src})
 		return
 	}
-	f, err := e.parse(src)
+	f, err := e.parse(a, src)
 	if err != nil {
 		a.find(finding{rule: "unparsable", reason: e.reasons.Unparsable, segment: src, err: err.Error()})
 		return

@@ -1,0 +1,150 @@
+package policy
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// fastParse must build exactly the tree mvdan.cc/sh builds, or decline.
+
+var fastParseAccepts = []string{
+	"ls",
+	"ls -la",
+	"git log --oneline -5 && echo \"hello world\" | grep -v foo; ",
+	"a b && c \"d e\" | f 'g'; h || i",
+	"a|b|c",
+	"a | b | c | d",
+	"a && b || c && d",
+	"a || b | c && d | e",
+	"a; b; c;",
+	"  a  ;  b  ",
+	"echo ''",
+	"echo \"\"",
+	"echo a\"b\"'c'd",
+	"awk '{print $2}' file",
+	"echo 'a;b|c&&d'",
+	"echo \"x y\" 'z w'",
+	"npm run build -- --prod",
+	"git commit -m 'fix: a \"b\" c' --author=\"A B <a@b.c>\"",
+	"\"if\" x",
+	"echo if then fi",
+	"x --opt=1",
+	"echo a%b^c,d@e+f:g/h.i_j-k=l",
+	"echo a=b=c +x @y ^z %w",
+	"a\tb\t&&\tc\t|\td\t;\te",
+	"echo 'x'\"y\"z'w' \"\" '' \"a b\"c",
+	"echo \"(a) {b} [c] <d> #e ~f *g ?h &i |j ;k\"",
+	"echo '$x `y` \\z !w \"v\"'",
+}
+
+var fastParseDeclines = []string{
+	"", "   ", ";", "; a", "a;;", "a ;; b", "a &&", "a ||", "a |", "| a", "&& a", "a & b", "a &",
+	"a && && b", "a | | b", "a |& b", "if x", "for x", "time a", "export A=1", "declare x", "let x=1",
+	"A=1 b", "A=1", "a $x", "a `b`", "a \\b", "a \"$x\"", "a > f", "a < f", "a *", "a ?", "a [x]",
+	"a {b,c}", "a # c", "a ~", "(a)", "{ a; }", "a\nb", "a 'b", "a \"b", "a é", "a \"é\"", "! a",
+	"a \"!x\"", "coproc a", "function f", "select x", "nameref x", "readonly x", "local x", "typeset x",
+	"while x", "until x", "case x", "a;\tb\r", "a=b-c",
+}
+
+func TestFastParse(t *testing.T) {
+	for _, src := range fastParseAccepts {
+		if _, ok := fastParse(src, &astArena{}); !ok {
+			t.Errorf("%q: declined", src)
+		}
+		compareFastParse(t, src)
+	}
+	for _, src := range fastParseDeclines {
+		if _, ok := fastParse(src, &astArena{}); ok {
+			t.Errorf("%q: accepted", src)
+		}
+	}
+	for _, s := range shellShapes {
+		compareFastParse(t, s.cmd)
+	}
+	for _, b := range shellBypasses {
+		compareFastParse(t, b.cmd)
+	}
+	for _, c := range shellBenign {
+		compareFastParse(t, c)
+	}
+}
+
+// TestFastParseSharedArena builds many trees in one arena, as nested scripts do within a check, and reuses
+// it after a reset, as the next check does: every tree must still be mvdan.cc/sh's when the batch is done.
+func TestFastParseSharedArena(t *testing.T) {
+	var srcs []string
+	for _, s := range shellShapes {
+		srcs = append(srcs, s.cmd)
+	}
+	srcs = append(srcs, fastParseAccepts...)
+	srcs = append(srcs, shellBenign...)
+	var ar astArena
+	for round := 0; round < 3; round++ {
+		var batch []string
+		var trees []*syntax.File
+		for i, src := range srcs {
+			if f, ok := fastParse(src, &ar); ok {
+				batch, trees = append(batch, src), append(trees, f)
+			}
+			if len(batch) == 8 || i == len(srcs)-1 {
+				for k, f := range trees {
+					want, err := syntax.NewParser().Parse(strings.NewReader(batch[k]), "")
+					if err != nil || !reflect.DeepEqual(f, want) {
+						t.Fatalf("round %d: %q: the tree changed after later parses in the same arena (%v)", round, batch[k], err)
+					}
+				}
+				batch, trees = nil, nil
+				ar.reset()
+			}
+		}
+	}
+}
+
+// compareFastParse fails when fastParse accepts src and its tree is not mvdan.cc/sh's.
+func compareFastParse(t *testing.T, src string) {
+	t.Helper()
+	got, ok := fastParse(src, &astArena{})
+	if !ok {
+		return
+	}
+	want, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		t.Errorf("%q: fastParse accepts what mvdan.cc/sh rejects: %v", src, err)
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		var g, w bytes.Buffer
+		syntax.DebugPrint(&g, got)
+		syntax.DebugPrint(&w, want)
+		gl, wl := strings.Split(g.String(), "\n"), strings.Split(w.String(), "\n")
+		k := 0
+		for k < len(gl) && k < len(wl) && gl[k] == wl[k] {
+			k++
+		}
+		from := max(k-6, 0)
+		t.Errorf("%q: trees differ at line %d\nfastParse:\n%s\nmvdan.cc/sh:\n%s", src, k+1,
+			strings.Join(gl[from:min(k+3, len(gl))], "\n"), strings.Join(wl[from:min(k+3, len(wl))], "\n"))
+	}
+}
+
+func FuzzFastParse(f *testing.F) {
+	for _, s := range append(append([]string(nil), fastParseAccepts...), fastParseDeclines...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) { compareFastParse(t, src) })
+}
+
+func BenchmarkFastParse1KB(b *testing.B) {
+	var ar astArena
+	b.ReportAllocs()
+	for b.Loop() {
+		ar.reset()
+		if _, ok := fastParse(shellCommand, &ar); !ok {
+			b.Fatal("declined")
+		}
+	}
+}
