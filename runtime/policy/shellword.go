@@ -407,8 +407,12 @@ func (ev evaluator) braces(w *syntax.Word) [][]syntax.WordPart {
 	if !has {
 		return nil
 	}
-	// SplitBraces replaces the word's parts; work on a copy so the tree stays walkable.
-	cp := *w
+	return expandBraces(*w)
+}
+
+// expandBraces works on a copy of the word (SplitBraces replaces its parts, and the tree must stay
+// walkable); it is its own function so that the copy is only made for a word that has braces.
+func expandBraces(cp syntax.Word) [][]syntax.WordPart {
 	if !syntax.SplitBraces(&cp) {
 		return nil
 	}
@@ -588,6 +592,13 @@ func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 		base = ev.sc.lookup(pe.Param.Value, pe.Index)
 	}
 	base = dedupe(base)
+	if !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
+		// No operator: every value as it is (paramOp would return each unchanged).
+		if len(base) > maxAlts {
+			return []alt{{dyn: true}}
+		}
+		return base
+	}
 	var out []alt
 	for _, b := range base {
 		out = append(out, ev.paramOp(pe, b)...)
