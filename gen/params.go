@@ -15,6 +15,7 @@ import (
 // required), and jsonschema tags for defaults, minimums, nullability and descriptions.
 func (g *generator) paramsType(tg *toolGen) error {
 	var fields []jen.Code
+	var nulls []nullParam
 	seen := map[string]string{}
 	for i := range tg.t.Params {
 		p := &tg.t.Params[i]
@@ -35,13 +36,50 @@ func (g *generator) paramsType(tg *toolGen) error {
 			fields = append(fields, jen.Line())
 		}
 		fields = append(fields, jen.Comment(wrap(paramDoc(name, p))), jen.Id(name).Add(typ).Tag(tags))
+		if p.Nullable && !p.Required {
+			nullName := name + "Null"
+			if prev, ok := seen[nullName]; ok {
+				return fmt.Errorf("parameters %q and %q both become Go field %s", prev, p.Name, nullName)
+			}
+			seen[nullName] = p.Name
+			nulls = append(nulls, nullParam{field: name, null: nullName, json: p.Name})
+			fields = append(fields, jen.Line(), jen.Comment(wrap(fmt.Sprintf("%s sends %s as JSON null, as a model may "+
+				"(%s must then be nil). What null means is the tool's: it can differ from leaving the parameter out.",
+				nullName, p.Name, name))), jen.Id(nullName).Bool().Tag(map[string]string{"json": "-"}))
+		}
 	}
 	doc := fmt.Sprintf("%s are the parameters of the %s tool, as its model sends them. Optional parameters "+
 		"are pointers: nil leaves them out, and the tool applies its default.", tg.params, tg.t.Name)
 	g.f.Comment(wrap(doc))
 	g.f.Type().Id(tg.params).Struct(fields...)
 	g.f.Line()
+	if len(nulls) > 0 {
+		g.marshalNulls(tg.params, nulls)
+	}
 	return nil
+}
+
+// nullParam is an optional nullable parameter: its Go field, its XNull field and its JSON name.
+type nullParam struct{ field, null, json string }
+
+// marshalNulls emits a MarshalJSON that sends the parameters whose XNull field is set as null.
+func (g *generator) marshalNulls(params string, nulls []nullParam) {
+	body := []jen.Code{
+		jen.Type().Id("plain").Id(params),
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("plain").Call(jen.Id("p"))),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Var().Id("nulls").Index().String(),
+	}
+	for _, n := range nulls {
+		body = append(body, jen.If(jen.Id("p").Dot(n.null)).Block(
+			jen.Id("nulls").Op("=").Append(jen.Id("nulls"), jen.Lit(n.json)),
+		))
+	}
+	body = append(body, jen.Return(jen.Qual(runtimePkg, "SetNulls").Call(jen.Id("b"), jen.Id("nulls").Op("..."))))
+	g.f.Comment(wrap("MarshalJSON writes the parameters as the model sends them: a nil field is left out, " +
+		"and a parameter whose Null field is set is sent as null (an error if it has a value too)."))
+	g.f.Func().Params(jen.Id("p").Id(params)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(body...)
+	g.f.Line()
 }
 
 // paramGoType maps a parameter's JSON type to Go: a value when the model must send it, a pointer when it

@@ -196,3 +196,40 @@ func TestTypedCodegensandbox(t *testing.T) {
 	_, err = tool.KillShell(ctx, codegensandbox.KillShellParams{ShellID: "nope"})
 	wantToolError[*codegensandbox.ToolError](t, err, "ToolError", "unknown shell_id: nope")
 }
+
+// An optional nullable parameter can be sent as null through the typed API (XNull), as a model may:
+// toolregistry's timeout None is no time limit, which leaving the parameter out (120 s) is not.
+func TestTypedNulls(t *testing.T) {
+	for _, tc := range []struct {
+		params any
+		want   string // "" means a marshalling error
+	}{
+		{toolregistry.Params{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
+		{toolregistry.Params{Command: "ls", TimeoutNull: true, CwdNull: true}, `{"command":"ls","timeout":null,"cwd":null}`},
+		{toolregistry.Params{Command: "ls", Timeout: new(5)}, `{"command":"ls","timeout":5}`},
+		{toolregistry.Params{Command: "ls", Timeout: new(5), TimeoutNull: true}, ""},
+		{tunacode.Params{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
+		{rye.Params{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
+	} {
+		got, err := json.Marshal(tc.params)
+		if tc.want == "" {
+			if err == nil || !strings.Contains(err.Error(), "timeout has a value and is to be sent as null") {
+				t.Errorf("%+v: %s, %v; want an error", tc.params, got, err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%+v: %s, %v; want %s", tc.params, got, err, tc.want)
+		}
+	}
+
+	tool, err := toolregistry.New(toolregistry.WithWorkspace(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	res, err := tool.Run(context.Background(), toolregistry.Params{Command: "echo no limit", TimeoutNull: true})
+	if want := (toolregistry.Result{Stdout: "no limit\n"}); err != nil || res != want {
+		t.Errorf("Run with a null timeout: %+v, %v; want %+v", res, err, want)
+	}
+}

@@ -187,10 +187,29 @@ type Params struct {
 	// Timeout in seconds (default: 120)
 	Timeout *int `json:"timeout,omitempty" jsonschema:"default=120,nullable" jsonschema_description:"Timeout in seconds (default: 120)"`
 
+	// TimeoutNull sends timeout as JSON null, as a model may (Timeout must then be nil). What null means
+	// is the tool's: it can differ from leaving the parameter out.
+	TimeoutNull bool `json:"-"`
+
 	// WorkingDir is the working_dir parameter (optional; role workdir).
 	//
 	// Working directory (default: project root)
 	WorkingDir *string `json:"working_dir,omitempty" jsonschema_description:"Working directory (default: project root)"`
+}
+
+// MarshalJSON writes the parameters as the model sends them: a nil field is left out, and a parameter
+// whose Null field is set is sent as null (an error if it has a value too).
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	b, err := json.Marshal(plain(p))
+	if err != nil {
+		return nil, err
+	}
+	var nulls []string
+	if p.TimeoutNull {
+		nulls = append(nulls, "timeout")
+	}
+	return runtime.SetNulls(b, nulls...)
 }
 
 // Result is the result of the bash tool: a JSON object whose fields are those of every case (exit,

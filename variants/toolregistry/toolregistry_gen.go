@@ -195,10 +195,36 @@ type Params struct {
 	// Maximum wall-clock seconds before the process is killed. Defaults to 120.
 	Timeout *int `json:"timeout,omitempty" jsonschema:"default=120,nullable" jsonschema_description:"Maximum wall-clock seconds before the process is killed.  Defaults to 120."`
 
+	// TimeoutNull sends timeout as JSON null, as a model may (Timeout must then be nil). What null means
+	// is the tool's: it can differ from leaving the parameter out.
+	TimeoutNull bool `json:"-"`
+
 	// Cwd is the cwd parameter (optional, nullable; role workdir).
 	//
 	// Working directory for the command. If `None`, the current process working directory is used.
 	Cwd *string "json:\"cwd,omitempty\" jsonschema:\"nullable\" jsonschema_description:\"Working directory for the command.  If ``None``, the current process working directory is used.\""
+
+	// CwdNull sends cwd as JSON null, as a model may (Cwd must then be nil). What null means is the
+	// tool's: it can differ from leaving the parameter out.
+	CwdNull bool `json:"-"`
+}
+
+// MarshalJSON writes the parameters as the model sends them: a nil field is left out, and a parameter
+// whose Null field is set is sent as null (an error if it has a value too).
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	b, err := json.Marshal(plain(p))
+	if err != nil {
+		return nil, err
+	}
+	var nulls []string
+	if p.TimeoutNull {
+		nulls = append(nulls, "timeout")
+	}
+	if p.CwdNull {
+		nulls = append(nulls, "cwd")
+	}
+	return runtime.SetNulls(b, nulls...)
 }
 
 // Result is the result of the bash tool: a JSON object whose fields are those of every case (exit,

@@ -194,20 +194,53 @@ type Params struct {
 	// Working directory for the command.
 	Cwd *string `json:"cwd,omitempty" jsonschema:"nullable" jsonschema_description:"Working directory for the command."`
 
+	// CwdNull sends cwd as JSON null, as a model may (Cwd must then be nil). What null means is the
+	// tool's: it can differ from leaving the parameter out.
+	CwdNull bool `json:"-"`
+
 	// Env is the env parameter (optional, nullable; role env).
 	//
 	// Additional environment variables to set.
 	Env map[string]string `json:"env,omitempty" jsonschema:"nullable" jsonschema_description:"Additional environment variables to set."`
+
+	// EnvNull sends env as JSON null, as a model may (Env must then be nil). What null means is the
+	// tool's: it can differ from leaving the parameter out.
+	EnvNull bool `json:"-"`
 
 	// Timeout is the timeout parameter (optional, nullable, default 30; role timeout).
 	//
 	// Command timeout in seconds (1-300, default 30).
 	Timeout *int `json:"timeout,omitempty" jsonschema:"default=30,nullable" jsonschema_description:"Command timeout in seconds (1-300, default 30)."`
 
+	// TimeoutNull sends timeout as JSON null, as a model may (Timeout must then be nil). What null means
+	// is the tool's: it can differ from leaving the parameter out.
+	TimeoutNull bool `json:"-"`
+
 	// CaptureOutput is the capture_output parameter (optional, default true; role capture).
 	//
 	// Whether to capture stdout/stderr.
 	CaptureOutput *bool `json:"capture_output,omitempty" jsonschema:"default=true" jsonschema_description:"Whether to capture stdout/stderr."`
+}
+
+// MarshalJSON writes the parameters as the model sends them: a nil field is left out, and a parameter
+// whose Null field is set is sent as null (an error if it has a value too).
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	b, err := json.Marshal(plain(p))
+	if err != nil {
+		return nil, err
+	}
+	var nulls []string
+	if p.CwdNull {
+		nulls = append(nulls, "cwd")
+	}
+	if p.EnvNull {
+		nulls = append(nulls, "env")
+	}
+	if p.TimeoutNull {
+		nulls = append(nulls, "timeout")
+	}
+	return runtime.SetNulls(b, nulls...)
 }
 
 // ModelRetry is the ModelRetry error the tools raise (a *runtime.ToolError with Type "ModelRetry")
