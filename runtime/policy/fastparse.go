@@ -2,11 +2,13 @@ package policy
 
 import "mvdan.cc/sh/v3/syntax"
 
-// fastParse builds, for the commonest shape of command, the syntax tree mvdan.cc/sh's bash parser builds,
-// without running that parser: commands of plain words and quoted strings without expansions, joined by
-// &&, || and | and ended by ;. It reports false for anything else (any expansion, escape, redirection,
-// pattern, brace, comment, reserved word, assignment, newline, non-ASCII byte or syntax error), which is
-// then left to mvdan.cc/sh. FuzzFastParse checks that every tree it builds is the one mvdan.cc/sh builds.
+// fastParse builds, for the commonest shapes of command, the syntax tree mvdan.cc/sh's bash parser builds,
+// without running that parser: simple commands of plain words (globs and tildes included), quoted strings,
+// parameters $NAME and ${NAME} (bare or in double quotes) and the redirections > >> < >& <& &> &>> (with a
+// file descriptor number), joined by &&, || and | and ended by ;. It reports false for anything else
+// (other expansions, escapes, substitutions, here-documents, braces, brackets, parentheses, comments,
+// reserved words, assignments, background jobs, newlines, non-ASCII bytes, syntax errors), which is then
+// left to mvdan.cc/sh. FuzzFastParse checks that every tree it builds is the one mvdan.cc/sh builds.
 //
 // It exists for speed: mvdan.cc/sh reads a script rune by rune through an io.Reader and takes 40-80 µs for
 // a 1 KB command here, most of a shell-policy check.
@@ -59,7 +61,7 @@ var fastClass = func() (c [256]byte) {
 	for b := 'a'; b <= 'z'; b++ {
 		c[b], c[b-'a'+'A'] = 2, 2
 	}
-	for _, b := range []byte("_./,:@%+=^-") {
+	for _, b := range []byte("_./,:@%+=^-*?~") {
 		c[b] = 2
 	}
 	for _, b := range []byte(";&|") {
@@ -98,18 +100,21 @@ type fastParser struct {
 // a node stays valid as the arena grows); slices are cut from shared buffers with their capacity capped
 // (a buffer that grows is copied, and the slices already cut keep the old copy).
 type astArena struct {
-	files    chunked[syntax.File]
-	stmts    chunked[syntax.Stmt]
-	calls    chunked[syntax.CallExpr]
-	bins     chunked[syntax.BinaryCmd]
-	words    chunked[syntax.Word]
-	lits     chunked[syntax.Lit]
-	sqs      chunked[syntax.SglQuoted]
-	dqs      chunked[syntax.DblQuoted]
-	stmtPtrs []*syntax.Stmt
-	args     []*syntax.Word
-	parts    []syntax.WordPart
-	dqParts  []syntax.WordPart // the one part of each non-empty double-quoted string
+	files     chunked[syntax.File]
+	stmts     chunked[syntax.Stmt]
+	calls     chunked[syntax.CallExpr]
+	bins      chunked[syntax.BinaryCmd]
+	words     chunked[syntax.Word]
+	lits      chunked[syntax.Lit]
+	sqs       chunked[syntax.SglQuoted]
+	dqs       chunked[syntax.DblQuoted]
+	redirs    chunked[syntax.Redirect]
+	params    chunked[syntax.ParamExp]
+	stmtPtrs  []*syntax.Stmt
+	redirPtrs []*syntax.Redirect
+	args      []*syntax.Word
+	parts     []syntax.WordPart
+	dqParts   []syntax.WordPart // the parts of the double-quoted strings
 }
 
 // reset makes every node available again, clearing what was used so that no tree outlives its check.
@@ -122,6 +127,10 @@ func (ar *astArena) reset() {
 	ar.lits.reset()
 	ar.sqs.reset()
 	ar.dqs.reset()
+	ar.redirs.reset()
+	ar.params.reset()
+	clear(ar.redirPtrs)
+	ar.redirPtrs = ar.redirPtrs[:0]
 	clear(ar.stmtPtrs)
 	clear(ar.args)
 	clear(ar.parts)
@@ -224,28 +233,53 @@ func (fp *fastParser) pipeline() (*syntax.Stmt, bool) {
 	return nil, false
 }
 
-// command reads a simple command: words up to an operator or the end.
+// command reads a simple command: words and redirections up to an operator or the end.
 func (fp *fastParser) command() (*syntax.Stmt, bool) {
-	start, args := fp.i, len(fp.ar.args)
+	ar := fp.ar
+	start, args, redirs := fp.i, len(ar.args), len(ar.redirPtrs)
 	for {
 		fp.skipBlanks()
-		if fp.i == len(fp.src) || fastClass[fp.src[fp.i]] == 3 {
+		if fp.i == len(fp.src) {
 			break
 		}
-		if fastClass[fp.src[fp.i]] == 0 {
+		c := fp.src[fp.i]
+		if c == '<' || c == '>' || (c == '&' && fp.i+1 < len(fp.src) && fp.src[fp.i+1] == '>') {
+			if !fp.redirect(-1) {
+				return nil, false
+			}
+			continue
+		}
+		switch {
+		case fastClass[c] == 3:
+			goto done
+		case fastClass[c] == 0 && c != '$':
 			return nil, false
+		}
+		// A file descriptor number right before a redirection operator (2>&1) is the redirection's.
+		j := fp.i
+		for j < len(fp.src) && fp.src[j] >= '0' && fp.src[j] <= '9' {
+			j++
+		}
+		if j > fp.i && j < len(fp.src) && (fp.src[j] == '<' || fp.src[j] == '>') {
+			n := fp.i
+			fp.i = j
+			if !fp.redirect(n) {
+				return nil, false
+			}
+			continue
 		}
 		w, ok := fp.word()
 		if !ok {
 			return nil, false
 		}
-		fp.ar.args = append(fp.ar.args, w)
+		ar.args = append(ar.args, w)
 	}
-	if len(fp.ar.args) == args {
-		return nil, false
+done:
+	if len(ar.args) == args {
+		return nil, false // no command (a lone redirection is left to mvdan.cc/sh)
 	}
 	// A first word that is a reserved word, a declaration or an assignment is not a plain command.
-	first := fp.ar.args[args]
+	first := ar.args[args]
 	for _, p := range first.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
 			for k := 0; k < len(l.Value); k++ {
@@ -258,11 +292,68 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 	if reserved[first.Lit()] {
 		return nil, false
 	}
-	call := fp.ar.calls.alloc()
-	call.Args = fp.ar.args[args:len(fp.ar.args):len(fp.ar.args)]
-	st := fp.ar.stmts.alloc()
+	call := ar.calls.alloc()
+	call.Args = ar.args[args:len(ar.args):len(ar.args)]
+	st := ar.stmts.alloc()
 	st.Cmd, st.Position = call, linePos(start)
+	if len(ar.redirPtrs) > redirs {
+		st.Redirs = ar.redirPtrs[redirs:len(ar.redirPtrs):len(ar.redirPtrs)]
+	}
 	return st, true
+}
+
+// redirect reads a redirection at fp.i (n is the offset of its file descriptor number, or -1): one of
+// > >> < >& <& &> &>> and its word. Here-documents, here-strings, <>, >| and process substitutions are left
+// to mvdan.cc/sh.
+func (fp *fastParser) redirect(n int) bool {
+	src, i := fp.src, fp.i
+	at := func(k int) byte {
+		if k < len(src) {
+			return src[k]
+		}
+		return 0
+	}
+	var op syntax.RedirOperator
+	size := 1
+	switch {
+	case src[i] == '&' && at(i+2) == '>':
+		op, size = syntax.AppAll, 3
+	case src[i] == '&':
+		op, size = syntax.RdrAll, 2
+	case src[i] == '>' && at(i+1) == '>':
+		op, size = syntax.AppOut, 2
+	case src[i] == '>' && at(i+1) == '&':
+		op, size = syntax.DplOut, 2
+	case src[i] == '>' && at(i+1) == '|':
+		return false
+	case src[i] == '>':
+		op = syntax.RdrOut
+	case src[i] == '<' && (at(i+1) == '<' || at(i+1) == '>'):
+		return false
+	case src[i] == '<' && at(i+1) == '&':
+		op, size = syntax.DplIn, 2
+	default:
+		op = syntax.RdrIn
+	}
+	if n >= 0 && op != syntax.RdrOut && op != syntax.AppOut && op != syntax.RdrIn && op != syntax.DplOut && op != syntax.DplIn {
+		return false
+	}
+	fp.i += size
+	fp.skipBlanks()
+	if fp.i == len(fp.src) || (fastClass[fp.src[fp.i]] != 2 && fastClass[fp.src[fp.i]] != 4 && fp.src[fp.i] != '$') {
+		return false
+	}
+	w, ok := fp.word()
+	if !ok {
+		return false
+	}
+	r := fp.ar.redirs.alloc()
+	r.OpPos, r.Op, r.Word = linePos(i), op, w
+	if n >= 0 {
+		r.N = fp.lit(n, i)
+	}
+	fp.ar.redirPtrs = append(fp.ar.redirPtrs, r)
+	return true
 }
 
 // word reads adjacent plain text and quoted strings.
@@ -270,18 +361,25 @@ func (fp *fastParser) word() (*syntax.Word, bool) {
 	ar := fp.ar
 	parts := len(ar.parts)
 	for fp.i < len(fp.src) {
-		switch c := fp.src[fp.i]; fastClass[c] {
-		case 2:
+		c := fp.src[fp.i]
+		switch {
+		case c == '$':
+			pe, ok := fp.param()
+			if !ok {
+				return nil, false
+			}
+			ar.parts = append(ar.parts, pe)
+		case fastClass[c] == 2:
 			j := fp.i
 			for j < len(fp.src) && fastClass[fp.src[j]] == 2 {
 				j++
 			}
 			ar.parts = append(ar.parts, fp.lit(fp.i, j))
 			fp.i = j
-		case 4:
+		case c == '\'':
 			j := fp.i + 1
 			for j < len(fp.src) && fp.src[j] != c {
-				if !quotedOK[fp.src[j]] || (c == '"' && (fp.src[j] == '$' || fp.src[j] == '`' || fp.src[j] == '\\' || fp.src[j] == '!')) {
+				if !quotedOK[fp.src[j]] {
 					return nil, false
 				}
 				j++
@@ -289,26 +387,97 @@ func (fp *fastParser) word() (*syntax.Word, bool) {
 			if j == len(fp.src) {
 				return nil, false // unterminated: mvdan.cc/sh reports the error
 			}
-			if c == '\'' {
-				sq := ar.sqs.alloc()
-				sq.Left, sq.Right, sq.Value = linePos(fp.i), linePos(j), fp.src[fp.i+1:j]
-				ar.parts = append(ar.parts, sq)
-			} else {
-				dq := ar.dqs.alloc()
-				dq.Left, dq.Right = linePos(fp.i), linePos(j)
-				if j > fp.i+1 {
-					n := len(ar.dqParts)
-					ar.dqParts = append(ar.dqParts, fp.lit(fp.i+1, j))
-					dq.Parts = ar.dqParts[n : n+1 : n+1]
-				}
-				ar.parts = append(ar.parts, dq)
-			}
+			sq := ar.sqs.alloc()
+			sq.Left, sq.Right, sq.Value = linePos(fp.i), linePos(j), fp.src[fp.i+1:j]
+			ar.parts = append(ar.parts, sq)
 			fp.i = j + 1
+		case c == '"':
+			dq, ok := fp.dblQuoted()
+			if !ok {
+				return nil, false
+			}
+			ar.parts = append(ar.parts, dq)
 		default:
 			return fp.cutWord(parts), true
 		}
 	}
 	return fp.cutWord(parts), true
+}
+
+// dblQuoted reads a double-quoted string of text and parameters ($NAME, ${NAME}).
+func (fp *fastParser) dblQuoted() (*syntax.DblQuoted, bool) {
+	ar, src := fp.ar, fp.src
+	dq := ar.dqs.alloc()
+	dq.Left = linePos(fp.i)
+	n := len(ar.dqParts)
+	k := fp.i + 1
+	text := k
+	for {
+		if k == len(src) {
+			return nil, false // unterminated: mvdan.cc/sh reports the error
+		}
+		b := src[k]
+		if b == '"' {
+			break
+		}
+		if b == '$' {
+			if k > text {
+				ar.dqParts = append(ar.dqParts, fp.lit(text, k))
+			}
+			fp.i = k
+			pe, ok := fp.param()
+			if !ok {
+				return nil, false
+			}
+			ar.dqParts = append(ar.dqParts, pe)
+			k, text = fp.i, fp.i
+			continue
+		}
+		if !quotedOK[b] || b == '`' || b == '\\' || b == '!' {
+			return nil, false
+		}
+		k++
+	}
+	if k > text {
+		ar.dqParts = append(ar.dqParts, fp.lit(text, k))
+	}
+	dq.Right = linePos(k)
+	if len(ar.dqParts) > n {
+		dq.Parts = ar.dqParts[n:len(ar.dqParts):len(ar.dqParts)]
+	}
+	fp.i = k + 1
+	return dq, true
+}
+
+// param reads $NAME or ${NAME} at fp.i; anything else after $ (special parameters, operators,
+// substitutions) is left to mvdan.cc/sh.
+func (fp *fastParser) param() (*syntax.ParamExp, bool) {
+	src, i := fp.src, fp.i
+	braced := i+1 < len(src) && src[i+1] == '{'
+	start := i + 1
+	if braced {
+		start++
+	}
+	k := start
+	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > start && src[k] >= '0' && src[k] <= '9')) {
+		k++
+	}
+	if k == start {
+		return nil, false
+	}
+	pe := fp.ar.params.alloc()
+	pe.Dollar, pe.Param = linePos(i), fp.lit(start, k)
+	if braced {
+		if k == len(src) || src[k] != '}' {
+			return nil, false
+		}
+		pe.Rbrace = linePos(k)
+		fp.i = k + 1
+		return pe, true
+	}
+	pe.Short = true
+	fp.i = k
+	return pe, true
 }
 
 func (fp *fastParser) lit(i, j int) *syntax.Lit {

@@ -35,6 +35,14 @@ var fastParseAccepts = []string{
 	"x --opt=1",
 	"echo a%b^c,d@e+f:g/h.i_j-k=l",
 	"echo a=b=c +x @y ^z %w",
+	"ls *.go src/*_test.go a?c ~ ~/x ~root/y a~b",
+	"echo * ? ** *? ?* a*b*c",
+	"go test ./... 2>&1 | tail -20",
+	"a > f", "a >> f", "a < f", "a 2> f", "a 2>> f", "a 0< f", "a >&2", "a 2>&1", "a 1>&2", "a <&0",
+	"a &> f", "a &>> f", "a >f b", "a 2>/dev/null && b", "a > 'f g' \"h\"", "a>f", "a2>f", "12 > f",
+	"a 10>f", "a >& f", "> f a", "a 2&> f",
+	"echo $HOME ${HOME} $a_1 ${_b2} $HOME/x ${A}b x$A \"$HOME\" \"a $B c\" \"${C}d$E\" \"$F\"$G'h'",
+	"mkdir -p \"$X\" && cp -r ./dist/* \"$X/\" && ls -la \"$X\"", "a >$f", "a 2>\"$LOG\"", "cat < in.txt | sort > out.txt; wc -l < out.txt",
 	"a\tb\t&&\tc\t|\td\t;\te",
 	"echo 'x'\"y\"z'w' \"\" '' \"a b\"c",
 	"echo \"(a) {b} [c] <d> #e ~f *g ?h &i |j ;k\"",
@@ -42,10 +50,13 @@ var fastParseAccepts = []string{
 }
 
 var fastParseDeclines = []string{
-	"", "   ", ";", "; a", "a;;", "a ;; b", "a &&", "a ||", "a |", "| a", "&& a", "a & b", "a &",
+	"", "   ", ";", "; a", "a;;", "a ;; b", "a &&", "a ||", "a |", "| a", "&& a", "a & b", "a &", "> f", "a >", "a > ;", "a > | b", "a <<EOF", "a <<< x", "a <> f", "a >| f",
+	"a >(b)", "a <(b)", "a 2>&", "a &>", "a 2>&1 &",
+	"a $1", "a $@", "a $?", "a $$", "a $#", "a ${x:-y}", "a ${#x}", "a ${x[1]}", "a ${!x}", "a $(b)", "a \"$(b)\"",
+	"a $", "a \"$\"", "a \"a$\"", "a ${", "a ${x", "a ${1}", "a $'x'", "a $\"x\"", "a ${x}y}",
 	"a && && b", "a | | b", "a |& b", "if x", "for x", "time a", "export A=1", "declare x", "let x=1",
-	"A=1 b", "A=1", "a $x", "a `b`", "a \\b", "a \"$x\"", "a > f", "a < f", "a *", "a ?", "a [x]",
-	"a {b,c}", "a # c", "a ~", "(a)", "{ a; }", "a\nb", "a 'b", "a \"b", "a é", "a \"é\"", "! a",
+	"A=1 b", "A=1", "a `b`", "a \\b", "a [x]", "a *(x)", "a ?(x)", "a @(x)", "a +(x)", "a !(x)",
+	"a {b,c}", "a # c", "(a)", "{ a; }", "a\nb", "a 'b", "a \"b", "a é", "a \"é\"", "! a",
 	"a \"!x\"", "coproc a", "function f", "select x", "nameref x", "readonly x", "local x", "typeset x",
 	"while x", "until x", "case x", "a;\tb\r", "a=b-c",
 }
