@@ -4,10 +4,11 @@ import "mvdan.cc/sh/v3/syntax"
 
 // fastParse builds, for the commonest shapes of command, the syntax tree mvdan.cc/sh's bash parser builds,
 // without running that parser: simple commands of plain words (globs and tildes included), quoted strings,
-// parameters $NAME and ${NAME} (bare or in double quotes) and the redirections > >> < >& <& &> &>> (with a
+// parameters $NAME and ${NAME} (bare or in double quotes), NAME=value assignments before the command
+// name, and the redirections > >> < >& <& &> &>> (with a
 // file descriptor number), joined by &&, || and | and ended by ;. It reports false for anything else
 // (other expansions, escapes, substitutions, here-documents, braces, brackets, parentheses, comments,
-// reserved words, assignments, background jobs, newlines, non-ASCII bytes, syntax errors), which is then
+// reserved words, assignments whose value starts with a quote or $ or is empty, background jobs, newlines, non-ASCII bytes, syntax errors), which is then
 // left to mvdan.cc/sh. FuzzFastParse checks that every tree it builds is the one mvdan.cc/sh builds.
 //
 // It exists for speed: mvdan.cc/sh reads a script rune by rune through an io.Reader and takes 40-80 µs for
@@ -100,21 +101,23 @@ type fastParser struct {
 // a node stays valid as the arena grows); slices are cut from shared buffers with their capacity capped
 // (a buffer that grows is copied, and the slices already cut keep the old copy).
 type astArena struct {
-	files     chunked[syntax.File]
-	stmts     chunked[syntax.Stmt]
-	calls     chunked[syntax.CallExpr]
-	bins      chunked[syntax.BinaryCmd]
-	words     chunked[syntax.Word]
-	lits      chunked[syntax.Lit]
-	sqs       chunked[syntax.SglQuoted]
-	dqs       chunked[syntax.DblQuoted]
-	redirs    chunked[syntax.Redirect]
-	params    chunked[syntax.ParamExp]
-	stmtPtrs  []*syntax.Stmt
-	redirPtrs []*syntax.Redirect
-	args      []*syntax.Word
-	parts     []syntax.WordPart
-	dqParts   []syntax.WordPart // the parts of the double-quoted strings
+	files      chunked[syntax.File]
+	stmts      chunked[syntax.Stmt]
+	calls      chunked[syntax.CallExpr]
+	bins       chunked[syntax.BinaryCmd]
+	words      chunked[syntax.Word]
+	lits       chunked[syntax.Lit]
+	sqs        chunked[syntax.SglQuoted]
+	dqs        chunked[syntax.DblQuoted]
+	redirs     chunked[syntax.Redirect]
+	params     chunked[syntax.ParamExp]
+	assigns    chunked[syntax.Assign]
+	stmtPtrs   []*syntax.Stmt
+	assignPtrs []*syntax.Assign
+	redirPtrs  []*syntax.Redirect
+	args       []*syntax.Word
+	parts      []syntax.WordPart
+	dqParts    []syntax.WordPart // the parts of the double-quoted strings
 }
 
 // reset makes every node available again, clearing what was used so that no tree outlives its check.
@@ -129,6 +132,9 @@ func (ar *astArena) reset() {
 	ar.dqs.reset()
 	ar.redirs.reset()
 	ar.params.reset()
+	ar.assigns.reset()
+	clear(ar.assignPtrs)
+	ar.assignPtrs = ar.assignPtrs[:0]
 	clear(ar.redirPtrs)
 	ar.redirPtrs = ar.redirPtrs[:0]
 	clear(ar.stmtPtrs)
@@ -236,7 +242,7 @@ func (fp *fastParser) pipeline() (*syntax.Stmt, bool) {
 // command reads a simple command: words and redirections up to an operator or the end.
 func (fp *fastParser) command() (*syntax.Stmt, bool) {
 	ar := fp.ar
-	start, args, redirs := fp.i, len(ar.args), len(ar.redirPtrs)
+	start, args, redirs, assigns := fp.i, len(ar.args), len(ar.redirPtrs), len(ar.assignPtrs)
 	for {
 		fp.skipBlanks()
 		if fp.i == len(fp.src) {
@@ -268,6 +274,22 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 			}
 			continue
 		}
+		if len(ar.args) == args {
+			// Before the command name, NAME=value is an assignment.
+			if k, ok := fp.assignName(); ok {
+				if k+1 == len(fp.src) || (fastClass[fp.src[k+1]] != 2 && fastClass[fp.src[k+1]] != 4 && fp.src[k+1] != '$') {
+					return nil, false // an empty value is left to mvdan.cc/sh
+				}
+				as := ar.assigns.alloc()
+				as.Name = fp.lit(fp.i, k)
+				fp.i = k + 1
+				if as.Value, ok = fp.word(); !ok {
+					return nil, false
+				}
+				ar.assignPtrs = append(ar.assignPtrs, as)
+				continue
+			}
+		}
 		w, ok := fp.word()
 		if !ok {
 			return nil, false
@@ -275,31 +297,48 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 		ar.args = append(ar.args, w)
 	}
 done:
-	if len(ar.args) == args {
+	if len(ar.args) == args && len(ar.assignPtrs) == assigns {
 		return nil, false // no command (a lone redirection is left to mvdan.cc/sh)
 	}
-	// A first word that is a reserved word, a declaration or an assignment is not a plain command.
-	first := ar.args[args]
-	for _, p := range first.Parts {
-		if l, ok := p.(*syntax.Lit); ok {
-			for k := 0; k < len(l.Value); k++ {
-				if l.Value[k] == '=' {
-					return nil, false
+	if len(ar.args) > args {
+		// A command name that is a reserved word or a declaration, or has = in it, is not a plain command.
+		first := ar.args[args]
+		for _, p := range first.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				for k := 0; k < len(l.Value); k++ {
+					if l.Value[k] == '=' {
+						return nil, false
+					}
 				}
 			}
 		}
-	}
-	if reserved[first.Lit()] {
-		return nil, false
+		if reserved[first.Lit()] {
+			return nil, false
+		}
 	}
 	call := ar.calls.alloc()
-	call.Args = ar.args[args:len(ar.args):len(ar.args)]
+	if len(ar.args) > args {
+		call.Args = ar.args[args:len(ar.args):len(ar.args)]
+	}
+	if len(ar.assignPtrs) > assigns {
+		call.Assigns = ar.assignPtrs[assigns:len(ar.assignPtrs):len(ar.assignPtrs)]
+	}
 	st := ar.stmts.alloc()
 	st.Cmd, st.Position = call, linePos(start)
 	if len(ar.redirPtrs) > redirs {
 		st.Redirs = ar.redirPtrs[redirs:len(ar.redirPtrs):len(ar.redirPtrs)]
 	}
 	return st, true
+}
+
+// assignName reports the offset of the = after a valid name at fp.i (NAME=...).
+func (fp *fastParser) assignName() (int, bool) {
+	src := fp.src
+	k := fp.i
+	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > fp.i && src[k] >= '0' && src[k] <= '9')) {
+		k++
+	}
+	return k, k > fp.i && k < len(src) && src[k] == '='
 }
 
 // redirect reads a redirection at fp.i (n is the offset of its file descriptor number, or -1): one of

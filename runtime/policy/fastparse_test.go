@@ -42,7 +42,9 @@ var fastParseAccepts = []string{
 	"a &> f", "a &>> f", "a >f b", "a 2>/dev/null && b", "a > 'f g' \"h\"", "a>f", "a2>f", "12 > f",
 	"a 10>f", "a >& f", "> f a", "a 2&> f",
 	"echo $HOME ${HOME} $a_1 ${_b2} $HOME/x ${A}b x$A \"$HOME\" \"a $B c\" \"${C}d$E\" \"$F\"$G'h'",
-	"mkdir -p \"$X\" && cp -r ./dist/* \"$X/\" && ls -la \"$X\"", "a >$f", "a 2>\"$LOG\"", "cat < in.txt | sort > out.txt; wc -l < out.txt",
+	"mkdir -p \"$X\" && cp -r ./dist/* \"$X/\" && ls -la \"$X\"", "a >$f", "a 2>\"$LOG\"",
+	"A=1 b", "A=1", "A=1 B=2 c d=3", "X=$HOME/build; mkdir -p \"$X\"", "A=b\"c d\"$E'f' g", "_x9=1 y", "A=1 > f b",
+	"A=1 B=x", "NODE_ENV=production node server.js", "A=~/x b", "A=\"x\" b", "A=$x b", "A='x' b", "A=${x}y", "cat < in.txt | sort > out.txt; wc -l < out.txt",
 	"a\tb\t&&\tc\t|\td\t;\te",
 	"echo 'x'\"y\"z'w' \"\" '' \"a b\"c",
 	"echo \"(a) {b} [c] <d> #e ~f *g ?h &i |j ;k\"",
@@ -55,10 +57,10 @@ var fastParseDeclines = []string{
 	"a $1", "a $@", "a $?", "a $$", "a $#", "a ${x:-y}", "a ${#x}", "a ${x[1]}", "a ${!x}", "a $(b)", "a \"$(b)\"",
 	"a $", "a \"$\"", "a \"a$\"", "a ${", "a ${x", "a ${1}", "a $'x'", "a $\"x\"", "a ${x}y}",
 	"a && && b", "a | | b", "a |& b", "if x", "for x", "time a", "export A=1", "declare x", "let x=1",
-	"A=1 b", "A=1", "a `b`", "a \\b", "a [x]", "a *(x)", "a ?(x)", "a @(x)", "a +(x)", "a !(x)",
+	"a `b`", "A= b", "A+=1 b", "A[1]=2 b", "A=(1 2)", "1A=2 b", "A=1 if", "a \\b", "a [x]", "a *(x)", "a ?(x)", "a @(x)", "a +(x)", "a !(x)",
 	"a {b,c}", "a # c", "(a)", "{ a; }", "a\nb", "a 'b", "a \"b", "a é", "a \"é\"", "! a",
 	"a \"!x\"", "coproc a", "function f", "select x", "nameref x", "readonly x", "local x", "typeset x",
-	"while x", "until x", "case x", "a;\tb\r", "a=b-c",
+	"while x", "until x", "case x", "a;\tb\r", "a-b=c",
 }
 
 func TestFastParse(t *testing.T) {
