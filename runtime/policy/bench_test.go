@@ -35,12 +35,13 @@ var (
 
 // shellShapes are 1 KB commands of other shapes that shell_guard allows: what a check costs depends on how
 // dense the command is in words, expansions and substitutions, and on whether fastParse reads it (lists,
-// build, quoted, pipes) or mvdan.cc/sh does (the others).
+// build, quoted, pipes, redirects, vars) or mvdan.cc/sh does (loop, substitutions, heredoc, nested).
 var shellShapes = []struct{ name, cmd string }{
 	{"lists", shellCommand},
 	{"build", command1KB(`cd /repo/app && npm ci --no-audit && npm run build -- --prod && npm test -- --coverage; `)},
 	{"quoted", command1KB(`git commit -m 'fix: handle the "edge" case' --author="A B <a@b.c>"; `)},
 	{"pipes", command1KB(`ps aux | grep -v grep | awk '{print $2}' | sort -n | head -5; `)},
+	{"redirects", command1KB(`go test ./... 2>&1 | tail -20 > "$LOG" && cat "${LOG}" >> all.log; `)},
 	{"loop", command1KB(`for f in src/*.go; do gofmt -l "$f" | tee -a out.txt; done; `)},
 	{"vars", command1KB(`X=$HOME/build; mkdir -p "$X" && cp -r ./dist/* "$X/" && ls -la "$X"; `)},
 	{"substitutions", command1KB(`echo "$(date +%s) $(whoami) $(pwd)" >> log.txt; `)},

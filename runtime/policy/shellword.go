@@ -532,8 +532,16 @@ func (ev evaluator) apply(states []*wstate, alts []alt, ctx wordCtx, node syntax
 	if len(states)*len(alts) > limit && len(alts) > 1 {
 		alts = []alt{{dyn: true}}
 	}
-	ifs := ev.sc.ifs()
-	out := make([]*wstate, 0, len(states)*len(alts))
+	ifs := ""
+	if !ctx.quoted && !ctx.noSplit {
+		ifs = ev.sc.ifs()
+	}
+	out := states[:0:0]
+	if len(states) == 1 && len(alts) == 1 {
+		out = states[:0] // the one state is extended in place
+	} else {
+		out = make([]*wstate, 0, len(states)*len(alts))
+	}
 	for _, s := range states {
 		for k, a := range alts {
 			t := s
