@@ -306,8 +306,10 @@ type analysis struct {
 	// scripts' after their parent's (see scope.prepass).
 	stmts  []stmtInfo
 	stages []*syntax.Stmt
-	// arena holds the nodes of the trees fastParse builds during the check.
+	// arena holds the nodes of the trees fastParse builds during the check, eval the word expansions'
+	// bookkeeping.
 	arena astArena
+	eval  evalArena
 }
 
 func (a *analysis) find(f finding) {
@@ -323,6 +325,7 @@ func (e *shellEngine) Check(command string) Verdict {
 	f := a.found
 	a.found = nil
 	a.arena.reset()
+	a.eval.reset()
 	e.analyses.Put(a)
 	if f == nil {
 		return e.allow()

@@ -102,6 +102,32 @@ func litField(s string) field {
 	return field{val: s, src: s}
 }
 
+// evalArena holds what expanding words needs during one check, so that the common word (one state, one
+// alternative) allocates nothing for its bookkeeping; it is reset with the check.
+type evalArena struct {
+	states chunked[wstate]
+	ones   chunked[[1]*wstate]
+	outs   chunked[[1][]field]
+	fields chunked[[2]field]
+}
+
+// oneState is the starting states of a word: one empty state, with room for two fields.
+func (ea *evalArena) oneState() []*wstate {
+	one := ea.ones.alloc()
+	st := ea.states.alloc()
+	fb := ea.fields.alloc()
+	st.fields = fb[:0:len(fb)]
+	one[0] = st
+	return one[:]
+}
+
+func (ea *evalArena) reset() {
+	ea.states.reset()
+	ea.ones.reset()
+	ea.outs.reset()
+	ea.fields.reset()
+}
+
 // wstate is one alternative of a word being expanded.
 type wstate struct {
 	fields []field
@@ -308,7 +334,7 @@ func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
 		f.src = src
 		return [][]field{{f}}
 	}
-	states := []*wstate{{}}
+	states := ev.sc.a.eval.oneState()
 	if braced := ev.braces(w); braced != nil {
 		for _, ps := range braced {
 			states = ev.parts(states, ps, wordCtx{}, limit)
@@ -322,7 +348,13 @@ func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
 			s.endField()
 		}
 	}
-	out := make([][]field, len(states))
+	var out [][]field
+	if len(states) == 1 {
+		o := ev.sc.a.eval.outs.alloc()
+		out = o[:]
+	} else {
+		out = make([][]field, len(states))
+	}
 	for i, s := range states {
 		for k := range s.fields {
 			s.fields[k].src = src
@@ -436,8 +468,14 @@ func (ev evaluator) doc(w *syntax.Word, ctx wordCtx, limit int) []field {
 		return []field{litField("")}
 	}
 	ctx.noSplit = true
-	states := ev.parts([]*wstate{{}}, w.Parts, ctx, limit)
-	out := make([]field, len(states))
+	states := ev.parts(ev.sc.a.eval.oneState(), w.Parts, ctx, limit)
+	var out []field
+	if len(states) == 1 {
+		o := ev.sc.a.eval.fields.alloc()
+		out = o[:1]
+	} else {
+		out = make([]field, len(states))
+	}
 	for i, s := range states {
 		s.cur.src = ev.sc.text(w)
 		out[i] = s.cur
