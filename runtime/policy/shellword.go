@@ -574,7 +574,7 @@ func (ev evaluator) apply(states []*wstate, alts []alt, ctx wordCtx, node syntax
 	if !ctx.quoted && !ctx.noSplit {
 		ifs = ev.sc.ifs()
 	}
-	out := states[:0:0]
+	var out []*wstate
 	if len(states) == 1 && len(alts) == 1 {
 		out = states[:0] // the one state is extended in place
 	} else {
