@@ -7,8 +7,8 @@ import (
 )
 
 // SetNulls adds each name with the value null to params, a JSON object that does not hold it: how a
-// generated Params type sends a nullable parameter as null (XNull set), which a model may do and which
-// can mean something else than leaving the parameter out (a Python tool's timeout=None can mean no time limit).
+// generated Params type sends a nullable parameter as null (XNull set). A model may do so, and null can
+// mean something else than leaving the parameter out (a Python tool's timeout=None: no time limit).
 func SetNulls(params []byte, names ...string) ([]byte, error) {
 	if len(names) == 0 {
 		return params, nil
