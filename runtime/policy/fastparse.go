@@ -1,15 +1,20 @@
 package policy
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // fastParse builds, for the commonest shapes of command, the syntax tree mvdan.cc/sh's bash parser builds,
 // without running that parser: simple commands of plain words (globs and tildes included), quoted strings,
-// parameters $NAME and ${NAME} (bare or in double quotes), NAME=value assignments before the command name
-// and the redirections > >> < >& <& &> &>> (with a file descriptor number), joined by &&, || and | and
-// ended by ;. It reports false for anything else (other expansions, escapes, substitutions, here-documents,
-// braces, brackets, parentheses, comments, reserved words, empty assignments, background jobs, newlines,
-// non-ASCII bytes, syntax errors), which is then left to mvdan.cc/sh. TestFastParse and FuzzFastParse check
-// that every tree it builds is the one mvdan.cc/sh builds (reflect.DeepEqual).
+// parameters $NAME and ${NAME}, command substitutions $(...) (bare or in double quotes), NAME=value
+// assignments before the command name and the redirections > >> < >& <& &> &>> (with a file descriptor
+// number), joined by &&, || and | and ended by ;. It reports false for anything else (other expansions,
+// escapes, backquotes, here-documents, braces, brackets, parentheses, comments, reserved words, empty
+// assignments, background jobs, newlines, non-ASCII bytes, syntax errors), which is then left to
+// mvdan.cc/sh. TestFastParse and FuzzFastParse check that every tree it builds is the one mvdan.cc/sh
+// builds (reflect.DeepEqual).
 //
 // It exists for speed: mvdan.cc/sh takes 40-120 µs for a 1 KB command here, most of it allocating and
 // collecting its nodes, and that was most of a shell-policy check; this scanner allocates nothing once its
@@ -21,10 +26,24 @@ func fastParse(src string, ar *astArena) (*syntax.File, bool) {
 		return nil, false
 	}
 	fp := fastParser{src: src, ar: ar}
-	stmts := len(ar.stmtPtrs)
+	stmts, ok := fp.list()
+	if !ok || fp.i != len(src) {
+		ar.unwind()
+		return nil, false
+	}
+	f := ar.files.alloc()
+	f.Stmts = stmts
+	return f, true
+}
+
+// list reads statements separated and ended by ;, up to the end (or, in a command substitution, up to
+// its closing parenthesis). An empty list is left to mvdan.cc/sh.
+func (fp *fastParser) list() ([]*syntax.Stmt, bool) {
+	ar := fp.ar
+	start := len(ar.stackStmts)
 	for {
 		fp.skipBlanks()
-		if fp.i == len(src) {
+		if fp.atEnd() {
 			break
 		}
 		st, ok := fp.andOr()
@@ -32,21 +51,37 @@ func fastParse(src string, ar *astArena) (*syntax.File, bool) {
 			return nil, false
 		}
 		fp.skipBlanks()
-		if fp.i < len(src) {
-			if src[fp.i] != ';' || (fp.i+1 < len(src) && src[fp.i+1] == ';') {
+		if !fp.atEnd() {
+			if fp.src[fp.i] != ';' || (fp.i+1 < len(fp.src) && fp.src[fp.i+1] == ';') {
 				return nil, false
 			}
 			st.Semicolon = linePos(fp.i)
 			fp.i++
 		}
-		ar.stmtPtrs = append(ar.stmtPtrs, st)
+		ar.stackStmts = append(ar.stackStmts, st)
 	}
-	if len(ar.stmtPtrs) == stmts {
+	if len(ar.stackStmts) == start {
 		return nil, false
 	}
-	f := ar.files.alloc()
-	f.Stmts = ar.stmtPtrs[stmts:len(ar.stmtPtrs):len(ar.stmtPtrs)]
-	return f, true
+	return pop(&ar.stackStmts, start, &ar.stmtPtrs), true
+}
+
+// atEnd reports the end of the list being read: the end of the source, or a ) closing a substitution.
+func (fp *fastParser) atEnd() bool {
+	return fp.i == len(fp.src) || (fp.depth > 0 && fp.src[fp.i] == ')')
+}
+
+// pop moves the items a list pushed on an arena stack, from start on, to the end of an arena buffer, and
+// returns them as a slice of it, its capacity capped. Lists (of statements, words, parts...) are collected
+// on stacks because the lists nested in them (in command substitutions) are read in the middle of them: a
+// nested list is popped before its parent goes on, so a parent's items stay together on the stack.
+func pop[T any](stack *[]T, start int, buf *[]T) []T {
+	items := (*stack)[start:]
+	from := len(*buf)
+	*buf = append(*buf, items...)
+	clear(items)
+	*stack = (*stack)[:start]
+	return (*buf)[from:len(*buf):len(*buf)]
 }
 
 // maxFastParse keeps positions on one line well inside mvdan.cc/sh's column range.
@@ -92,9 +127,10 @@ var reserved = map[string]bool{
 }
 
 type fastParser struct {
-	src string
-	i   int
-	ar  *astArena
+	src   string
+	i     int
+	ar    *astArena
+	depth int // command substitutions open at i
 }
 
 // astArena holds the nodes of the trees fastParse builds during one check, so that a check allocates
@@ -102,27 +138,46 @@ type fastParser struct {
 // a node stays valid as the arena grows); slices are cut from shared buffers with their capacity capped
 // (a buffer that grows is copied, and the slices already cut keep the old copy).
 type astArena struct {
-	files      chunked[syntax.File]
-	stmts      chunked[syntax.Stmt]
-	calls      chunked[syntax.CallExpr]
-	bins       chunked[syntax.BinaryCmd]
-	words      chunked[syntax.Word]
-	lits       chunked[syntax.Lit]
-	sqs        chunked[syntax.SglQuoted]
-	dqs        chunked[syntax.DblQuoted]
-	redirs     chunked[syntax.Redirect]
-	params     chunked[syntax.ParamExp]
-	assigns    chunked[syntax.Assign]
+	files   chunked[syntax.File]
+	stmts   chunked[syntax.Stmt]
+	calls   chunked[syntax.CallExpr]
+	bins    chunked[syntax.BinaryCmd]
+	words   chunked[syntax.Word]
+	lits    chunked[syntax.Lit]
+	sqs     chunked[syntax.SglQuoted]
+	dqs     chunked[syntax.DblQuoted]
+	redirs  chunked[syntax.Redirect]
+	params  chunked[syntax.ParamExp]
+	assigns chunked[syntax.Assign]
+	substs  chunked[syntax.CmdSubst]
+	// The lists being read, as stacks (see pop).
+	stackStmts   []*syntax.Stmt
+	stackArgs    []*syntax.Word
+	stackAssigns []*syntax.Assign
+	stackRedirs  []*syntax.Redirect
+	stackParts   []syntax.WordPart
+	// The lists read, cut from these.
 	stmtPtrs   []*syntax.Stmt
 	assignPtrs []*syntax.Assign
 	redirPtrs  []*syntax.Redirect
 	args       []*syntax.Word
 	parts      []syntax.WordPart
-	dqParts    []syntax.WordPart // the parts of the double-quoted strings
+}
+
+// unwind empties the stacks after a parse that failed half-way.
+func (ar *astArena) unwind() {
+	clear(ar.stackStmts)
+	clear(ar.stackArgs)
+	clear(ar.stackAssigns)
+	clear(ar.stackRedirs)
+	clear(ar.stackParts)
+	ar.stackStmts, ar.stackArgs, ar.stackAssigns = ar.stackStmts[:0], ar.stackArgs[:0], ar.stackAssigns[:0]
+	ar.stackRedirs, ar.stackParts = ar.stackRedirs[:0], ar.stackParts[:0]
 }
 
 // reset makes every node available again, clearing what was used so that no tree outlives its check.
 func (ar *astArena) reset() {
+	ar.unwind()
 	ar.files.reset()
 	ar.stmts.reset()
 	ar.calls.reset()
@@ -134,6 +189,7 @@ func (ar *astArena) reset() {
 	ar.redirs.reset()
 	ar.params.reset()
 	ar.assigns.reset()
+	ar.substs.reset()
 	clear(ar.assignPtrs)
 	ar.assignPtrs = ar.assignPtrs[:0]
 	clear(ar.redirPtrs)
@@ -141,8 +197,7 @@ func (ar *astArena) reset() {
 	clear(ar.stmtPtrs)
 	clear(ar.args)
 	clear(ar.parts)
-	clear(ar.dqParts)
-	ar.stmtPtrs, ar.args, ar.parts, ar.dqParts = ar.stmtPtrs[:0], ar.args[:0], ar.parts[:0], ar.dqParts[:0]
+	ar.stmtPtrs, ar.args, ar.parts = ar.stmtPtrs[:0], ar.args[:0], ar.parts[:0]
 }
 
 const chunkSize = 64
@@ -196,7 +251,7 @@ func (fp *fastParser) andOr() (*syntax.Stmt, bool) {
 	x, ok := fp.pipeline()
 	for ok {
 		fp.skipBlanks()
-		if fp.i == len(fp.src) || fp.src[fp.i] == ';' {
+		if fp.atEnd() || fp.src[fp.i] == ';' {
 			return x, true
 		}
 		op, isOp := fp.op()
@@ -240,26 +295,29 @@ func (fp *fastParser) pipeline() (*syntax.Stmt, bool) {
 	return nil, false
 }
 
-// command reads a simple command: words and redirections up to an operator or the end.
+// command reads a simple command: assignments, words and redirections up to an operator or the end.
 func (fp *fastParser) command() (*syntax.Stmt, bool) {
 	ar := fp.ar
-	start, args, redirs, assigns := fp.i, len(ar.args), len(ar.redirPtrs), len(ar.assignPtrs)
+	start := fp.i
+	args, assigns, redirs := len(ar.stackArgs), len(ar.stackAssigns), len(ar.stackRedirs)
 	for {
 		fp.skipBlanks()
-		if fp.i == len(fp.src) {
+		if fp.atEnd() {
 			break
 		}
 		c := fp.src[fp.i]
 		if c == '<' || c == '>' || (c == '&' && fp.i+1 < len(fp.src) && fp.src[fp.i+1] == '>') {
-			if !fp.redirect(-1) {
+			r, ok := fp.redirect(-1)
+			if !ok {
 				return nil, false
 			}
+			ar.stackRedirs = append(ar.stackRedirs, r)
 			continue
 		}
-		switch {
-		case fastClass[c] == 3:
-			goto done
-		case fastClass[c] == 0 && c != '$':
+		if fastClass[c] == 3 {
+			break
+		}
+		if !fp.wordStart() {
 			return nil, false
 		}
 		// A file descriptor number right before a redirection operator (2>&1) is the redirection's.
@@ -270,24 +328,27 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 		if j > fp.i && j < len(fp.src) && (fp.src[j] == '<' || fp.src[j] == '>') {
 			n := fp.i
 			fp.i = j
-			if !fp.redirect(n) {
+			r, ok := fp.redirect(n)
+			if !ok {
 				return nil, false
 			}
+			ar.stackRedirs = append(ar.stackRedirs, r)
 			continue
 		}
-		if len(ar.args) == args {
+		if len(ar.stackArgs) == args {
 			// Before the command name, NAME=value is an assignment.
 			if k, ok := fp.assignName(); ok {
-				if k+1 == len(fp.src) || (fastClass[fp.src[k+1]] != 2 && fastClass[fp.src[k+1]] != 4 && fp.src[k+1] != '$') {
+				name := fp.i
+				fp.i = k + 1
+				if !fp.wordStart() {
 					return nil, false // an empty value is left to mvdan.cc/sh
 				}
 				as := ar.assigns.alloc()
-				as.Name = fp.lit(fp.i, k)
-				fp.i = k + 1
+				as.Name = fp.lit(name, k)
 				if as.Value, ok = fp.word(); !ok {
 					return nil, false
 				}
-				ar.assignPtrs = append(ar.assignPtrs, as)
+				ar.stackAssigns = append(ar.stackAssigns, as)
 				continue
 			}
 		}
@@ -295,41 +356,45 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 		if !ok {
 			return nil, false
 		}
-		ar.args = append(ar.args, w)
+		ar.stackArgs = append(ar.stackArgs, w)
 	}
-done:
-	if len(ar.args) == args && len(ar.assignPtrs) == assigns {
+	if len(ar.stackArgs) == args && len(ar.stackAssigns) == assigns {
 		return nil, false // no command (a lone redirection is left to mvdan.cc/sh)
 	}
-	if len(ar.args) > args {
+	if len(ar.stackArgs) > args {
 		// A command name that is a reserved word or a declaration, or has = in it, is not a plain command.
-		first := ar.args[args]
-		for _, p := range first.Parts {
-			if l, ok := p.(*syntax.Lit); ok {
-				for k := 0; k < len(l.Value); k++ {
-					if l.Value[k] == '=' {
-						return nil, false
-					}
-				}
+		name := ar.stackArgs[args]
+		for _, p := range name.Parts {
+			if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '=') >= 0 {
+				return nil, false
 			}
 		}
-		if reserved[first.Lit()] {
+		if reserved[name.Lit()] {
 			return nil, false
 		}
 	}
 	call := ar.calls.alloc()
-	if len(ar.args) > args {
-		call.Args = ar.args[args:len(ar.args):len(ar.args)]
+	if len(ar.stackArgs) > args {
+		call.Args = pop(&ar.stackArgs, args, &ar.args)
 	}
-	if len(ar.assignPtrs) > assigns {
-		call.Assigns = ar.assignPtrs[assigns:len(ar.assignPtrs):len(ar.assignPtrs)]
+	if len(ar.stackAssigns) > assigns {
+		call.Assigns = pop(&ar.stackAssigns, assigns, &ar.assignPtrs)
 	}
 	st := ar.stmts.alloc()
 	st.Cmd, st.Position = call, linePos(start)
-	if len(ar.redirPtrs) > redirs {
-		st.Redirs = ar.redirPtrs[redirs:len(ar.redirPtrs):len(ar.redirPtrs)]
+	if len(ar.stackRedirs) > redirs {
+		st.Redirs = pop(&ar.stackRedirs, redirs, &ar.redirPtrs)
 	}
 	return st, true
+}
+
+// wordStart reports a word at fp.i: plain text, a quote or a $.
+func (fp *fastParser) wordStart() bool {
+	if fp.i == len(fp.src) {
+		return false
+	}
+	c := fp.src[fp.i]
+	return fastClass[c] == 2 || fastClass[c] == 4 || c == '$'
 }
 
 // assignName reports the offset of the = after a valid name at fp.i (NAME=...).
@@ -345,7 +410,7 @@ func (fp *fastParser) assignName() (int, bool) {
 // redirect reads a redirection at fp.i (n is the offset of its file descriptor number, or -1): one of
 // > >> < >& <& &> &>> and its word. Here-documents, here-strings, <>, >| and process substitutions are left
 // to mvdan.cc/sh.
-func (fp *fastParser) redirect(n int) bool {
+func (fp *fastParser) redirect(n int) (*syntax.Redirect, bool) {
 	src, i := fp.src, fp.i
 	at := func(k int) byte {
 		if k < len(src) {
@@ -365,56 +430,55 @@ func (fp *fastParser) redirect(n int) bool {
 	case src[i] == '>' && at(i+1) == '&':
 		op, size = syntax.DplOut, 2
 	case src[i] == '>' && at(i+1) == '|':
-		return false
+		return nil, false
 	case src[i] == '>':
 		op = syntax.RdrOut
 	case src[i] == '<' && (at(i+1) == '<' || at(i+1) == '>'):
-		return false
+		return nil, false
 	case src[i] == '<' && at(i+1) == '&':
 		op, size = syntax.DplIn, 2
 	default:
 		op = syntax.RdrIn
 	}
 	if n >= 0 && op != syntax.RdrOut && op != syntax.AppOut && op != syntax.RdrIn && op != syntax.DplOut && op != syntax.DplIn {
-		return false
+		return nil, false
 	}
 	fp.i += size
 	fp.skipBlanks()
-	if fp.i == len(fp.src) || (fastClass[fp.src[fp.i]] != 2 && fastClass[fp.src[fp.i]] != 4 && fp.src[fp.i] != '$') {
-		return false
+	if !fp.wordStart() {
+		return nil, false
 	}
 	w, ok := fp.word()
 	if !ok {
-		return false
+		return nil, false
 	}
 	r := fp.ar.redirs.alloc()
 	r.OpPos, r.Op, r.Word = linePos(i), op, w
 	if n >= 0 {
 		r.N = fp.lit(n, i)
 	}
-	fp.ar.redirPtrs = append(fp.ar.redirPtrs, r)
-	return true
+	return r, true
 }
 
 // word reads adjacent plain text and quoted strings.
 func (fp *fastParser) word() (*syntax.Word, bool) {
 	ar := fp.ar
-	parts := len(ar.parts)
+	parts := len(ar.stackParts)
 	for fp.i < len(fp.src) {
 		c := fp.src[fp.i]
 		switch {
 		case c == '$':
-			pe, ok := fp.param()
+			p, ok := fp.dollar()
 			if !ok {
 				return nil, false
 			}
-			ar.parts = append(ar.parts, pe)
+			ar.stackParts = append(ar.stackParts, p)
 		case fastClass[c] == 2:
 			j := fp.i
 			for j < len(fp.src) && fastClass[fp.src[j]] == 2 {
 				j++
 			}
-			ar.parts = append(ar.parts, fp.lit(fp.i, j))
+			ar.stackParts = append(ar.stackParts, fp.lit(fp.i, j))
 			fp.i = j
 		case c == '\'':
 			j := fp.i + 1
@@ -429,14 +493,14 @@ func (fp *fastParser) word() (*syntax.Word, bool) {
 			}
 			sq := ar.sqs.alloc()
 			sq.Left, sq.Right, sq.Value = linePos(fp.i), linePos(j), fp.src[fp.i+1:j]
-			ar.parts = append(ar.parts, sq)
+			ar.stackParts = append(ar.stackParts, sq)
 			fp.i = j + 1
 		case c == '"':
 			dq, ok := fp.dblQuoted()
 			if !ok {
 				return nil, false
 			}
-			ar.parts = append(ar.parts, dq)
+			ar.stackParts = append(ar.stackParts, dq)
 		default:
 			return fp.cutWord(parts), true
 		}
@@ -444,12 +508,12 @@ func (fp *fastParser) word() (*syntax.Word, bool) {
 	return fp.cutWord(parts), true
 }
 
-// dblQuoted reads a double-quoted string of text and parameters ($NAME, ${NAME}).
+// dblQuoted reads a double-quoted string of text, parameters and command substitutions.
 func (fp *fastParser) dblQuoted() (*syntax.DblQuoted, bool) {
 	ar, src := fp.ar, fp.src
 	dq := ar.dqs.alloc()
 	dq.Left = linePos(fp.i)
-	n := len(ar.dqParts)
+	parts := len(ar.stackParts)
 	k := fp.i + 1
 	text := k
 	for {
@@ -462,14 +526,14 @@ func (fp *fastParser) dblQuoted() (*syntax.DblQuoted, bool) {
 		}
 		if b == '$' {
 			if k > text {
-				ar.dqParts = append(ar.dqParts, fp.lit(text, k))
+				ar.stackParts = append(ar.stackParts, fp.lit(text, k))
 			}
 			fp.i = k
-			pe, ok := fp.param()
+			p, ok := fp.dollar()
 			if !ok {
 				return nil, false
 			}
-			ar.dqParts = append(ar.dqParts, pe)
+			ar.stackParts = append(ar.stackParts, p)
 			k, text = fp.i, fp.i
 			continue
 		}
@@ -479,14 +543,41 @@ func (fp *fastParser) dblQuoted() (*syntax.DblQuoted, bool) {
 		k++
 	}
 	if k > text {
-		ar.dqParts = append(ar.dqParts, fp.lit(text, k))
+		ar.stackParts = append(ar.stackParts, fp.lit(text, k))
 	}
 	dq.Right = linePos(k)
-	if len(ar.dqParts) > n {
-		dq.Parts = ar.dqParts[n:len(ar.dqParts):len(ar.dqParts)]
+	if len(ar.stackParts) > parts {
+		dq.Parts = pop(&ar.stackParts, parts, &ar.parts)
 	}
 	fp.i = k + 1
 	return dq, true
+}
+
+// dollar reads what a $ starts: a parameter or a command substitution.
+func (fp *fastParser) dollar() (syntax.WordPart, bool) {
+	if fp.i+1 < len(fp.src) && fp.src[fp.i+1] == '(' {
+		return fp.cmdSubst()
+	}
+	return fp.param()
+}
+
+// cmdSubst reads $(list); $((arithmetic)) and an empty $() are left to mvdan.cc/sh.
+func (fp *fastParser) cmdSubst() (*syntax.CmdSubst, bool) {
+	left := fp.i
+	if fp.i+2 < len(fp.src) && fp.src[fp.i+2] == '(' {
+		return nil, false
+	}
+	fp.i += 2
+	fp.depth++
+	stmts, ok := fp.list()
+	fp.depth--
+	if !ok || fp.i == len(fp.src) || fp.src[fp.i] != ')' {
+		return nil, false
+	}
+	cs := fp.ar.substs.alloc()
+	cs.Left, cs.Right, cs.Stmts = linePos(left), linePos(fp.i), stmts
+	fp.i++
+	return cs, true
 }
 
 // param reads $NAME or ${NAME} at fp.i; anything else after $ (special parameters, operators,
@@ -528,6 +619,6 @@ func (fp *fastParser) lit(i, j int) *syntax.Lit {
 
 func (fp *fastParser) cutWord(parts int) *syntax.Word {
 	w := fp.ar.words.alloc()
-	w.Parts = fp.ar.parts[parts:len(fp.ar.parts):len(fp.ar.parts)]
+	w.Parts = pop(&fp.ar.stackParts, parts, &fp.ar.parts)
 	return w
 }
