@@ -23,7 +23,7 @@ import (
 
 // Version is the generated-code API version this generator emits. Generated code compiles only against a
 // runtime whose [MinGenVersion, GenVersion] range holds it.
-const Version = 1
+const Version = 2
 
 const (
 	runtimePkg = "github.com/agentbash/agentbash/runtime"
@@ -107,7 +107,7 @@ func (g *generator) build() error {
 		"typedError", "marshalJSON"} {
 		_ = g.declare(n, "the generated "+n)
 	}
-	methods := map[string]bool{"Engine": true, "Variant": true, "Close": true, "Call": true, "CallTool": true, "call": true}
+	methods := map[string]bool{"Engine": true, "Variant": true, "Close": true, "Call": true, "CallTool": true, "CallTyped": true, "Adapter": true}
 	for i := range g.v.Tools {
 		t := &g.v.Tools[i]
 		tg := &toolGen{t: t, goName: goName(t.Name), method: "Run", params: "Params", result: "Result"}
@@ -294,61 +294,44 @@ func (g *generator) options() {
 		"package applies."))
 	g.f.Type().Id("Option").Op("=").Qual(runtimePkg, "Option")
 	g.f.Line()
-	type opt struct {
-		name, doc string
-		params    []jen.Code
-		args      []jen.Code
-	}
+	type opt struct{ pkg, name, doc string }
 	opts := []opt{
-		{"WithWorkspace", "WithWorkspace sets the workspace root: the default working directory and the confinement root (default: the process's working directory).",
-			[]jen.Code{jen.Id("dir").String()}, []jen.Code{jen.Id("dir")}},
-		{"WithEnv", "WithEnv sets the environment commands inherit (default: os.Environ()).",
-			[]jen.Code{jen.Id("env").Index().String()}, []jen.Code{jen.Id("env")}},
-		{"WithShell", "WithShell replaces the spec's shell argv (the command is appended).",
-			[]jen.Code{jen.Id("argv").Op("...").String()}, []jen.Code{jen.Id("argv").Op("...")}},
-		{"WithTerminal", "WithTerminal is where output goes when a call asks not to capture it (default: discarded).",
-			[]jen.Code{jen.Id("w").Qual("io", "Writer")}, []jen.Code{jen.Id("w")}},
+		{runtimePkg, "WithWorkspace", "WithWorkspace sets the workspace root: the default working directory and the confinement root (default: the process's working directory)."},
+		{runtimePkg, "WithEnv", "WithEnv sets the environment commands inherit (default: os.Environ())."},
+		{runtimePkg, "WithShell", "WithShell replaces the spec's shell argv (the command is appended)."},
+		{runtimePkg, "WithTerminal", "WithTerminal is where output goes when a call asks not to capture it (default: discarded)."},
 	}
 	if len(g.v.Policies) > 0 {
-		opts = append(opts, opt{"WithPolicyOptions", "WithPolicyOptions passes host settings to the spec's policies.",
-			[]jen.Code{jen.Id("opts").Op("...").Qual(policyPkg, "Option")}, []jen.Code{jen.Id("opts").Op("...")}})
+		opts = append(opts, opt{runtimePkg, "WithPolicyOptions", "WithPolicyOptions passes host settings to the spec's policies."})
 	}
-	for _, o := range opts {
-		g.f.Comment(wrap(o.doc))
-		g.f.Func().Id(o.name).Params(o.params...).Id("Option").Block(
-			jen.Return(jen.Qual(runtimePkg, o.name).Call(o.args...)),
-		)
-		g.f.Line()
-	}
+	g.f.Var().DefsFunc(func(gr *jen.Group) {
+		for k, o := range opts {
+			if k > 0 {
+				gr.Line()
+			}
+			gr.Comment(wrap(o.doc))
+			gr.Id(o.name).Op("=").Qual(o.pkg, o.name)
+		}
+	})
+	g.f.Line()
 }
 
 func (g *generator) toolType() {
 	v, primary := g.v, g.tools[0]
-	g.f.Comment(wrap(fmt.Sprintf("Tool runs the %s variant's tools on the agentbash runtime. It is safe for "+
-		"concurrent use; Close ends every process it left running.", v.ID)))
-	g.f.Type().Id("Tool").Struct(jen.Id("eng").Op("*").Qual(runtimePkg, "Engine"))
+	g.f.Comment(wrap(fmt.Sprintf("Tool runs the %s variant's tools on the agentbash runtime. Its runtime.Adapter "+
+		"gives it Engine, Variant, Close and CallTool. It is safe for concurrent use; Close ends every process "+
+		"it left running.", v.ID)))
+	g.f.Type().Id("Tool").Struct(jen.Op("*").Qual(runtimePkg, "Adapter"))
 	g.f.Line()
 
 	g.f.Comment(wrap("New compiles the embedded spec for execution with the options."))
 	g.f.Func().Id("New").Params(jen.Id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("Tool"), jen.Error()).Block(
 		jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("Spec").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("eng"), jen.Err()).Op(":=").Qual(runtimePkg, "New").Call(jen.Id("v"), jen.Id("opts").Op("...")),
+		jen.List(jen.Id("a"), jen.Err()).Op(":=").Qual(runtimePkg, "NewAdapter").Call(jen.Id("v"), jen.Id("typedError"), jen.Id("opts").Op("...")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("Tool").Values(jen.Dict{jen.Id("eng"): jen.Id("eng")}), jen.Nil()),
+		jen.Return(jen.Op("&").Id("Tool").Values(jen.Id("a")), jen.Nil()),
 	)
-	g.f.Line()
-
-	recv := func() *jen.Statement { return jen.Params(jen.Id("t").Op("*").Id("Tool")) }
-	g.f.Comment("// Engine returns the runtime engine behind the tool.")
-	g.f.Func().Add(recv()).Id("Engine").Params().Op("*").Qual(runtimePkg, "Engine").Block(jen.Return(jen.Id("t").Dot("eng")))
-	g.f.Line()
-	g.f.Comment("// Variant returns the spec the tool runs.")
-	g.f.Func().Add(recv()).Id("Variant").Params().Op("*").Qual(specPkg, "Variant").Block(
-		jen.Return(jen.Id("t").Dot("eng").Dot("Variant").Call()))
-	g.f.Line()
-	g.f.Comment("// Close kills and reaps every process the tool left running.")
-	g.f.Func().Add(recv()).Id("Close").Params().Error().Block(jen.Return(jen.Id("t").Dot("eng").Dot("Close").Call()))
 	g.f.Line()
 
 	ctx := jen.Id("ctx").Qual("context", "Context")
@@ -360,24 +343,8 @@ func (g *generator) toolType() {
 	g.f.Comment(wrap(fmt.Sprintf("Call runs the %s tool with the parameters as a model sent them and returns its "+
 		"result as the host receives it (%s). An error the tool raises is one of this package's error types.",
 		primary.t.Name, what)))
-	g.f.Func().Add(recv()).Id("Call").Params(ctx.Clone(), jen.Id("params").Add(raw.Clone())).Params(raw.Clone(), jen.Error()).Block(
+	g.f.Func().Params(jen.Id("t").Op("*").Id("Tool")).Id("Call").Params(ctx.Clone(), jen.Id("params").Add(raw.Clone())).Params(raw.Clone(), jen.Error()).Block(
 		jen.Return(jen.Id("t").Dot("CallTool").Call(jen.Id("ctx"), jen.Id(primary.name), jen.Id("params"))),
-	)
-	g.f.Line()
-	g.f.Comment(wrap("CallTool runs the named tool as Call runs the primary one. An error the tool raises " +
-		"is one of this package's error types; any other error (a cancelled context, an unknown tool) is " +
-		"returned as it is."))
-	g.f.Func().Add(recv()).Id("CallTool").Params(ctx.Clone(), jen.Id("name").String(), jen.Id("params").Add(raw.Clone())).Params(raw.Clone(), jen.Error()).Block(
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("t").Dot("eng").Dot("Call").Call(jen.Id("ctx"), jen.Id("name"), jen.Id("params")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("typedError").Call(jen.Err()))),
-		jen.Return(jen.Id("res"), jen.Nil()),
-	)
-	g.f.Line()
-	g.f.Comment("// call marshals typed parameters and runs the named tool.")
-	g.f.Func().Add(recv()).Id("call").Params(ctx.Clone(), jen.Id("name").String(), jen.Id("params").Any()).Params(raw.Clone(), jen.Error()).Block(
-		jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("params")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("t").Dot("CallTool").Call(jen.Id("ctx"), jen.Id("name"), jen.Id("b"))),
 	)
 	g.f.Line()
 }
@@ -396,7 +363,7 @@ func (tg *toolGen) resultType() (typ, zero jen.Code) {
 func (g *generator) toolMethod(tg *toolGen) {
 	typ, zero := tg.resultType()
 	decode := []jen.Code{
-		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("t").Dot("call").Call(jen.Id("ctx"), jen.Id(tg.name), jen.Id("params")),
+		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("t").Dot("CallTyped").Call(jen.Id("ctx"), jen.Id(tg.name), jen.Id("params")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(zero, jen.Err())),
 	}
 	if tg.format == "union" {

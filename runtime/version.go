@@ -9,10 +9,12 @@ package runtime
 // with its own GenVersion; either constant goes negative, and fails to compile, when the generated code is
 // newer than this runtime or older than it still supports.
 const (
-	// GenVersion is the generated-code API version this runtime implements.
-	GenVersion = 1
-	// MinGenVersion is the oldest generated-code API version this runtime still supports.
-	MinGenVersion = 1
+	// GenVersion is the generated-code API version this runtime implements. Version 2: generated Tools
+	// embed an Adapter, and typed parameters may be sent as null (SetNulls).
+	GenVersion = 2
+	// MinGenVersion is the oldest generated-code API version this runtime still supports: regenerate
+	// code of version 1.
+	MinGenVersion = 2
 )
 
 // EnforceVersion is used by generated code to fail compilation on a version mismatch.

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
-	"io"
 	"sync"
 )
 
@@ -25,7 +24,7 @@ var specYAML []byte
 
 // genVersion is the generated-code API version of this file; the constants below stop it compiling
 // against a runtime that does not support it.
-const genVersion = 1
+const genVersion = 2
 
 const (
 	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
@@ -76,31 +75,26 @@ func Definitions() []Definition {
 // Option configures a Tool. It is a runtime.Option: every option of the runtime package applies.
 type Option = runtime.Option
 
-// WithWorkspace sets the workspace root: the default working directory and the confinement root
-// (default: the process's working directory).
-func WithWorkspace(dir string) Option {
-	return runtime.WithWorkspace(dir)
-}
+var (
+	// WithWorkspace sets the workspace root: the default working directory and the confinement root
+	// (default: the process's working directory).
+	WithWorkspace = runtime.WithWorkspace
 
-// WithEnv sets the environment commands inherit (default: os.Environ()).
-func WithEnv(env []string) Option {
-	return runtime.WithEnv(env)
-}
+	// WithEnv sets the environment commands inherit (default: os.Environ()).
+	WithEnv = runtime.WithEnv
 
-// WithShell replaces the spec's shell argv (the command is appended).
-func WithShell(argv ...string) Option {
-	return runtime.WithShell(argv...)
-}
+	// WithShell replaces the spec's shell argv (the command is appended).
+	WithShell = runtime.WithShell
 
-// WithTerminal is where output goes when a call asks not to capture it (default: discarded).
-func WithTerminal(w io.Writer) Option {
-	return runtime.WithTerminal(w)
-}
+	// WithTerminal is where output goes when a call asks not to capture it (default: discarded).
+	WithTerminal = runtime.WithTerminal
+)
 
-// Tool runs the envelope variant's tools on the agentbash runtime. It is safe for concurrent use;
-// Close ends every process it left running.
+// Tool runs the envelope variant's tools on the agentbash runtime. Its runtime.Adapter gives it
+// Engine, Variant, Close and CallTool. It is safe for concurrent use; Close ends every process it left
+// running.
 type Tool struct {
-	eng *runtime.Engine
+	*runtime.Adapter
 }
 
 // New compiles the embedded spec for execution with the options.
@@ -109,26 +103,11 @@ func New(opts ...Option) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := runtime.New(v, opts...)
+	a, err := runtime.NewAdapter(v, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &Tool{eng: eng}, nil
-}
-
-// Engine returns the runtime engine behind the tool.
-func (t *Tool) Engine() *runtime.Engine {
-	return t.eng
-}
-
-// Variant returns the spec the tool runs.
-func (t *Tool) Variant() *spec.Variant {
-	return t.eng.Variant()
-}
-
-// Close kills and reaps every process the tool left running.
-func (t *Tool) Close() error {
-	return t.eng.Close()
+	return &Tool{a}, nil
 }
 
 // Call runs the run_command tool with the parameters as a model sent them and returns its result as
@@ -137,29 +116,10 @@ func (t *Tool) Call(ctx context.Context, params json.RawMessage) (json.RawMessag
 	return t.CallTool(ctx, ToolRunCommand, params)
 }
 
-// CallTool runs the named tool as Call runs the primary one. An error the tool raises is one of this
-// package's error types; any other error (a cancelled context, an unknown tool) is returned as it is.
-func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage) (json.RawMessage, error) {
-	res, err := t.eng.Call(ctx, name, params)
-	if err != nil {
-		return nil, typedError(err)
-	}
-	return res, nil
-}
-
-// call marshals typed parameters and runs the named tool.
-func (t *Tool) call(ctx context.Context, name string, params any) (json.RawMessage, error) {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	return t.CallTool(ctx, name, b)
-}
-
 // Run runs the run_command tool with typed parameters and returns its result. An error the tool raises
 // is one of this package's error types.
 func (t *Tool) Run(ctx context.Context, params Params) (Result, error) {
-	raw, err := t.call(ctx, ToolRunCommand, params)
+	raw, err := t.CallTyped(ctx, ToolRunCommand, params)
 	if err != nil {
 		return Result{}, err
 	}
