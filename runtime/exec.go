@@ -159,17 +159,34 @@ func (c *call) exec() (json.RawMessage, error) {
 		return c.outcome("background")
 	}
 
+	// expire ends a run whose timeout expired: it moves to the background, or is killed.
+	expire := func() (json.RawMessage, error) {
+		if t.spec.Timeout.Expiry == "background" {
+			sh := c.e.bg.adopt(p, st, c.data.Command, c.started)
+			c.data.ShellID = sh.id
+			c.data.Running = true
+			c.fillStreams(st.snapshots())
+			return c.outcome("background")
+		}
+		p.Kill()
+		<-p.Done()
+		st.close()
+		c.data.TimedOut = true
+		c.fillExit(p.Exit())
+		c.fillStreams(st.snapshots())
+		return c.outcome("timeout")
+	}
+	if c.hasTimeout && c.expireNow {
+		// A timeout that is already over expires before the command can be seen to finish, however fast
+		// it is: Python's communicate() checks the time left before reading, Node's setTimeout(0) fires
+		// before the child's exit is delivered.
+		return expire()
+	}
 	var expired <-chan time.Time
 	if c.hasTimeout {
-		if c.expireNow {
-			now := make(chan time.Time, 1)
-			now <- time.Now()
-			expired = now
-		} else {
-			timer := time.NewTimer(c.timeout)
-			defer timer.Stop()
-			expired = timer.C
-		}
+		timer := time.NewTimer(c.timeout)
+		defer timer.Stop()
+		expired = timer.C
 	}
 	select {
 	case <-p.Done():
@@ -177,20 +194,7 @@ func (c *call) exec() (json.RawMessage, error) {
 		select {
 		case <-p.Done(): // finished in the same instant: it is an exit
 		default:
-			if t.spec.Timeout.Expiry == "background" {
-				sh := c.e.bg.adopt(p, st, c.data.Command, c.started)
-				c.data.ShellID = sh.id
-				c.data.Running = true
-				c.fillStreams(st.snapshots())
-				return c.outcome("background")
-			}
-			p.Kill()
-			<-p.Done()
-			st.close()
-			c.data.TimedOut = true
-			c.fillExit(p.Exit())
-			c.fillStreams(st.snapshots())
-			return c.outcome("timeout")
+			return expire()
 		}
 	case <-c.ctx.Done():
 		p.Kill()
