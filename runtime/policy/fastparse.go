@@ -26,7 +26,7 @@ func fastParse(src string, ar *astArena) (*syntax.File, bool) {
 		return nil, false
 	}
 	fp := fastParser{src: src, ar: ar}
-	stmts, ok := fp.list()
+	stmts, ok := fp.list(false)
 	if !ok || fp.i != len(src) {
 		ar.unwind()
 		return nil, false
@@ -37,13 +37,13 @@ func fastParse(src string, ar *astArena) (*syntax.File, bool) {
 }
 
 // list reads statements separated and ended by ;, up to the end (or, in a command substitution, up to
-// its closing parenthesis). An empty list is left to mvdan.cc/sh.
-func (fp *fastParser) list() ([]*syntax.Stmt, bool) {
+// its closing parenthesis; in a loop's body, up to done). An empty list is left to mvdan.cc/sh.
+func (fp *fastParser) list(untilDone bool) ([]*syntax.Stmt, bool) {
 	ar := fp.ar
 	start := len(ar.stackStmts)
 	for {
 		fp.skipBlanks()
-		if fp.atEnd() {
+		if fp.atEnd() || (untilDone && fp.keyword("done")) {
 			break
 		}
 		st, ok := fp.andOr()
@@ -150,6 +150,8 @@ type astArena struct {
 	params  chunked[syntax.ParamExp]
 	assigns chunked[syntax.Assign]
 	substs  chunked[syntax.CmdSubst]
+	fors    chunked[syntax.ForClause]
+	iters   chunked[syntax.WordIter]
 	// The lists being read, as stacks (see pop).
 	stackStmts   []*syntax.Stmt
 	stackArgs    []*syntax.Word
@@ -190,6 +192,8 @@ func (ar *astArena) reset() {
 	ar.params.reset()
 	ar.assigns.reset()
 	ar.substs.reset()
+	ar.fors.reset()
+	ar.iters.reset()
 	clear(ar.assignPtrs)
 	ar.assignPtrs = ar.assignPtrs[:0]
 	clear(ar.redirPtrs)
@@ -295,9 +299,89 @@ func (fp *fastParser) pipeline() (*syntax.Stmt, bool) {
 	return nil, false
 }
 
-// command reads a simple command: assignments, words and redirections up to an operator or the end.
+// keyword reports the reserved word w at fp.i: w, then the end or a byte that cannot continue a word.
+func (fp *fastParser) keyword(w string) bool {
+	if !strings.HasPrefix(fp.src[fp.i:], w) {
+		return false
+	}
+	k := fp.i + len(w)
+	return k == len(fp.src) || (fastClass[fp.src[k]] != 2 && fastClass[fp.src[k]] != 4 && fp.src[k] != '$')
+}
+
+// forClause reads for NAME in WORDS; do LIST; done.
+func (fp *fastParser) forClause() (*syntax.Stmt, bool) {
+	ar := fp.ar
+	forPos := fp.i
+	fp.i += len("for")
+	fp.skipBlanks()
+	k, ok := fp.nameEnd()
+	if !ok {
+		return nil, false
+	}
+	name := fp.lit(fp.i, k)
+	fp.i = k
+	fp.skipBlanks()
+	if fp.i == len(fp.src) || !fp.keyword("in") {
+		return nil, false // for NAME; do (the positional parameters) is left to mvdan.cc/sh
+	}
+	inPos := fp.i
+	fp.i += len("in")
+	items := len(ar.stackArgs)
+	for {
+		fp.skipBlanks()
+		if fp.i == len(fp.src) || fp.src[fp.i] == ';' {
+			break
+		}
+		if !fp.wordStart() {
+			return nil, false
+		}
+		w, ok := fp.word()
+		if !ok {
+			return nil, false
+		}
+		ar.stackArgs = append(ar.stackArgs, w)
+	}
+	if len(ar.stackArgs) == items || fp.i == len(fp.src) || (fp.i+1 < len(fp.src) && fp.src[fp.i+1] == ';') {
+		return nil, false
+	}
+	fp.i++ // the ; before do
+	fp.skipBlanks()
+	if fp.i == len(fp.src) || !fp.keyword("do") {
+		return nil, false
+	}
+	doPos := fp.i
+	fp.i += len("do")
+	do, ok := fp.list(true)
+	if !ok || fp.i == len(fp.src) || !fp.keyword("done") {
+		return nil, false
+	}
+	wi := ar.iters.alloc()
+	wi.Name, wi.InPos, wi.Items = name, linePos(inPos), pop(&ar.stackArgs, items, &ar.args)
+	fc := ar.fors.alloc()
+	fc.ForPos, fc.DoPos, fc.DonePos, fc.Loop, fc.Do = linePos(forPos), linePos(doPos), linePos(fp.i), wi, do
+	fp.i += len("done")
+	st := ar.stmts.alloc()
+	st.Cmd, st.Position = fc, linePos(forPos)
+	return st, true
+}
+
+// nameEnd reports the end of a valid name at fp.i.
+func (fp *fastParser) nameEnd() (int, bool) {
+	src := fp.src
+	k := fp.i
+	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > fp.i && src[k] >= '0' && src[k] <= '9')) {
+		k++
+	}
+	return k, k > fp.i
+}
+
+// command reads a simple command (assignments, words and redirections up to an operator or the end) or a
+// for loop.
 func (fp *fastParser) command() (*syntax.Stmt, bool) {
 	ar := fp.ar
+	if fp.i < len(fp.src) && fp.keyword("for") {
+		return fp.forClause()
+	}
 	start := fp.i
 	args, assigns, redirs := len(ar.stackArgs), len(ar.stackAssigns), len(ar.stackRedirs)
 	for {
@@ -399,12 +483,8 @@ func (fp *fastParser) wordStart() bool {
 
 // assignName reports the offset of the = after a valid name at fp.i (NAME=...).
 func (fp *fastParser) assignName() (int, bool) {
-	src := fp.src
-	k := fp.i
-	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > fp.i && src[k] >= '0' && src[k] <= '9')) {
-		k++
-	}
-	return k, k > fp.i && k < len(src) && src[k] == '='
+	k, ok := fp.nameEnd()
+	return k, ok && k < len(fp.src) && fp.src[k] == '='
 }
 
 // redirect reads a redirection at fp.i (n is the offset of its file descriptor number, or -1): one of
@@ -569,7 +649,7 @@ func (fp *fastParser) cmdSubst() (*syntax.CmdSubst, bool) {
 	}
 	fp.i += 2
 	fp.depth++
-	stmts, ok := fp.list()
+	stmts, ok := fp.list(false)
 	fp.depth--
 	if !ok || fp.i == len(fp.src) || fp.src[fp.i] != ')' {
 		return nil, false
