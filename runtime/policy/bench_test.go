@@ -34,8 +34,8 @@ var (
 )
 
 // shellShapes are 1 KB commands of other shapes that shell_guard allows: what a check costs depends on how
-// dense the command is in words, expansions and substitutions, and on whether fastParse reads it (lists,
-// build, quoted, pipes, redirects, vars, substitutions) or mvdan.cc/sh does (loop, heredoc, nested).
+// dense the command is in words, expansions and substitutions, and on whether fastParse reads it (all but
+// heredoc, which mvdan.cc/sh parses) and what it runs (nested parses and checks every bash -c script).
 var shellShapes = []struct{ name, cmd string }{
 	{"lists", shellCommand},
 	{"build", command1KB(`cd /repo/app && npm ci --no-audit && npm run build -- --prod && npm test -- --coverage; `)},

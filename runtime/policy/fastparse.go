@@ -10,11 +10,11 @@ import (
 // without running that parser: simple commands of plain words (globs and tildes included), quoted strings,
 // parameters $NAME and ${NAME}, command substitutions $(...) (bare or in double quotes), NAME=value
 // assignments before the command name and the redirections > >> < >& <& &> &>> (with a file descriptor
-// number), joined by &&, || and | and ended by ;. It reports false for anything else (other expansions,
-// escapes, backquotes, here-documents, braces, brackets, parentheses, comments, reserved words, empty
-// assignments, background jobs, newlines, non-ASCII bytes, syntax errors), which is then left to
-// mvdan.cc/sh. TestFastParse and FuzzFastParse check that every tree it builds is the one mvdan.cc/sh
-// builds (reflect.DeepEqual).
+// number), and for NAME in WORDS; do LIST; done loops, joined by &&, || and | and ended by ;. It reports
+// false for anything else (other compound commands and expansions, escapes, backquotes, here-documents,
+// braces, brackets, parentheses, comments, other reserved words, empty assignments, background jobs,
+// newlines, non-ASCII bytes, syntax errors), which is then left to mvdan.cc/sh. TestFastParse and
+// FuzzFastParse check that every tree it builds is the one mvdan.cc/sh builds (reflect.DeepEqual).
 //
 // It exists for speed: mvdan.cc/sh takes 40-120 µs for a 1 KB command here, most of it allocating and
 // collecting its nodes, and that was most of a shell-policy check; this scanner allocates nothing once its
