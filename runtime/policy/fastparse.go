@@ -299,7 +299,8 @@ func (fp *fastParser) pipeline() (*syntax.Stmt, bool) {
 	return nil, false
 }
 
-// keyword reports the reserved word w at fp.i: w, then the end or a byte that cannot continue a word.
+// keyword reports the reserved word w at fp.i (false at the end): w, then the end or a byte that cannot
+// continue a word.
 func (fp *fastParser) keyword(w string) bool {
 	if !strings.HasPrefix(fp.src[fp.i:], w) {
 		return false
@@ -321,7 +322,7 @@ func (fp *fastParser) forClause() (*syntax.Stmt, bool) {
 	name := fp.lit(fp.i, k)
 	fp.i = k
 	fp.skipBlanks()
-	if fp.i == len(fp.src) || !fp.keyword("in") {
+	if !fp.keyword("in") {
 		return nil, false // for NAME; do (the positional parameters) is left to mvdan.cc/sh
 	}
 	inPos := fp.i
@@ -346,13 +347,13 @@ func (fp *fastParser) forClause() (*syntax.Stmt, bool) {
 	}
 	fp.i++ // the ; before do
 	fp.skipBlanks()
-	if fp.i == len(fp.src) || !fp.keyword("do") {
+	if !fp.keyword("do") {
 		return nil, false
 	}
 	doPos := fp.i
 	fp.i += len("do")
 	do, ok := fp.list(true)
-	if !ok || fp.i == len(fp.src) || !fp.keyword("done") {
+	if !ok || !fp.keyword("done") {
 		return nil, false
 	}
 	wi := ar.iters.alloc()
@@ -367,19 +368,24 @@ func (fp *fastParser) forClause() (*syntax.Stmt, bool) {
 
 // nameEnd reports the end of a valid name at fp.i.
 func (fp *fastParser) nameEnd() (int, bool) {
-	src := fp.src
-	k := fp.i
-	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > fp.i && src[k] >= '0' && src[k] <= '9')) {
+	k := nameEnd(fp.src, fp.i)
+	return k, k > fp.i
+}
+
+// nameEnd is the end of the longest valid name (a letter or _, then letters, digits and _) at src[start:].
+func nameEnd(src string, start int) int {
+	k := start
+	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > start && src[k] >= '0' && src[k] <= '9')) {
 		k++
 	}
-	return k, k > fp.i
+	return k
 }
 
 // command reads a simple command (assignments, words and redirections up to an operator or the end) or a
 // for loop.
 func (fp *fastParser) command() (*syntax.Stmt, bool) {
 	ar := fp.ar
-	if fp.i < len(fp.src) && fp.keyword("for") {
+	if fp.keyword("for") {
 		return fp.forClause()
 	}
 	start := fp.i
@@ -540,7 +546,7 @@ func (fp *fastParser) redirect(n int) (*syntax.Redirect, bool) {
 	return r, true
 }
 
-// word reads adjacent plain text and quoted strings.
+// word reads adjacent plain text, quoted strings, parameters and command substitutions.
 func (fp *fastParser) word() (*syntax.Word, bool) {
 	ar := fp.ar
 	parts := len(ar.stackParts)
@@ -669,10 +675,7 @@ func (fp *fastParser) param() (*syntax.ParamExp, bool) {
 	if braced {
 		start++
 	}
-	k := start
-	for k < len(src) && (src[k] == '_' || src[k]|0x20 >= 'a' && src[k]|0x20 <= 'z' || (k > start && src[k] >= '0' && src[k] <= '9')) {
-		k++
-	}
+	k := nameEnd(src, start)
 	if k == start {
 		return nil, false
 	}
