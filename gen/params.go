@@ -42,7 +42,7 @@ func (g *generator) paramsType(tg *toolGen) error {
 				return fmt.Errorf("parameters %q and %q both become Go field %s", prev, p.Name, nullName)
 			}
 			seen[nullName] = p.Name
-			nulls = append(nulls, nullParam{field: name, null: nullName, json: p.Name})
+			nulls = append(nulls, nullParam{null: nullName, json: p.Name})
 			fields = append(fields, jen.Line(), jen.Comment(wrap(fmt.Sprintf("%s sends %s as JSON null, as a model may "+
 				"(%s must then be nil). What null means is the tool's: it can differ from leaving the parameter out.",
 				nullName, p.Name, name))), jen.Id(nullName).Bool().Tag(map[string]string{"json": "-"}))
@@ -59,8 +59,8 @@ func (g *generator) paramsType(tg *toolGen) error {
 	return nil
 }
 
-// nullParam is an optional nullable parameter: its Go field, its XNull field and its JSON name.
-type nullParam struct{ field, null, json string }
+// nullParam is an optional nullable parameter: its XNull field and its JSON name.
+type nullParam struct{ null, json string }
 
 // marshalNulls emits a MarshalJSON that sends the parameters whose XNull field is set as null.
 func (g *generator) marshalNulls(params string, nulls []nullParam) {
