@@ -76,6 +76,9 @@ type Engine struct {
 
 // New compiles a variant for execution: templates, policies (with their examples), limits.
 func New(v *spec.Variant, opts ...Option) (*Engine, error) {
+	if err := v.Complete(); err != nil {
+		return nil, err
+	}
 	e := &Engine{v: v, tools: map[string]*tool{}}
 	for _, o := range opts {
 		o(&e.cfg)
@@ -106,11 +109,7 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("%s: %w", v.File, err)
 	}
 	for i := range v.Tools {
-		t, err := compileTool(v, &v.Tools[i])
-		if err != nil {
-			return nil, fmt.Errorf("%s: tool %s: %w", v.File, v.Tools[i].Name, err)
-		}
-		e.tools[t.spec.Name] = t
+		e.tools[v.Tools[i].Name] = compileTool(v, &v.Tools[i])
 	}
 	e.bg = newRegistry(v.Background)
 	return e, nil

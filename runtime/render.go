@@ -13,20 +13,10 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-// outcome renders the result case for an outcome.
-func (c *call) outcome(name string) (json.RawMessage, error) { return c.render(name) }
-
-// render shapes the call's data with the named result case (success and failure fall back to exit).
-func (c *call) render(name string) (json.RawMessage, error) {
-	cases := c.t.spec.Results.Cases
-	sh, ok := cases[name]
-	if !ok && (name == "success" || name == "failure") {
-		sh, ok = cases["exit"]
-	}
+// render shapes the call's data with the result case of an outcome (spec.Results.Case's fallbacks apply).
+func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
+	sh, _, ok := c.t.spec.Results.Case(name)
 	if !ok {
-		if name == "spawn_error" {
-			return nil, &ToolError{Type: "OSError", Message: c.data.Message}
-		}
 		return nil, fmt.Errorf("agentbash: tool %s has no result case %q", c.t.spec.Name, name)
 	}
 	if sh.Raise != nil {
@@ -138,9 +128,9 @@ func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Trunca
 
 func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) error {
 	switch f.Type {
-	case "object":
+	case spec.TypeObject:
 		return c.writeObject(b, f.Fields, tr)
-	case "array":
+	case spec.TypeArray:
 		b.WriteByte('[')
 		for i := range f.Fields {
 			if i > 0 {
@@ -161,7 +151,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		b.Write(raw)
 		return nil
 	}
-	if f.Type == "string" && tr != nil {
+	if f.Type == spec.TypeString && tr != nil {
 		// Under a result-level truncation each string field is cut as a whole, streams included.
 		s, err := c.renderText(f.Value, tr)
 		if err != nil {
@@ -175,28 +165,28 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		return err
 	}
 	switch f.Type {
-	case "string":
+	case spec.TypeString:
 		b.Write(marshalString(s))
-	case "integer":
+	case spec.TypeInteger:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
 			return fmt.Errorf("%q is not an integer", s)
 		}
 		b.WriteString(strconv.FormatInt(n, 10))
-	case "number":
+	case spec.TypeNumber:
 		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return fmt.Errorf("%q is not a number", s)
 		}
 		raw, _ := json.Marshal(x)
 		b.Write(raw)
-	case "boolean":
+	case spec.TypeBoolean:
 		v, err := strconv.ParseBool(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("%q is not a boolean", s)
 		}
 		b.WriteString(strconv.FormatBool(v))
-	case "json":
+	case spec.TypeJSON:
 		s = strings.TrimSpace(s)
 		if !json.Valid([]byte(s)) {
 			return fmt.Errorf("%q is not JSON", s)

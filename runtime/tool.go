@@ -2,44 +2,21 @@ package runtime
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 	"text/template"
-	"time"
 
 	"github.com/agentbash/agentbash/spec"
 )
 
 // tool is a spec tool compiled for execution.
 type tool struct {
-	v     *spec.Variant
-	spec  *spec.Tool
-	kind  string
-	roles map[string]*spec.Param // role -> parameter
-	grace time.Duration
-	tmpl  *templates
+	v    *spec.Variant
+	spec *spec.Tool
+	tmpl *templates
 }
 
-func compileTool(v *spec.Variant, t *spec.Tool) (*tool, error) {
-	ct := &tool{v: v, spec: t, kind: t.Kind, roles: map[string]*spec.Param{}, tmpl: &templates{m: map[string]*template.Template{}}}
-	if ct.kind == "" {
-		ct.kind = "exec"
-	}
-	for i := range t.Params {
-		p := &t.Params[i]
-		if p.Role != "" && p.Role != "none" {
-			ct.roles[p.Role] = p
-		}
-	}
-	ct.grace = 500 * time.Millisecond
-	if v.Shell.Grace != "" {
-		d, err := time.ParseDuration(v.Shell.Grace)
-		if err != nil {
-			return nil, fmt.Errorf("shell.grace: %v", err)
-		}
-		ct.grace = d
-	}
-	return ct, nil
+func compileTool(v *spec.Variant, t *spec.Tool) *tool {
+	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]*template.Template{}}}
 }
 
 // templates caches compiled spec templates by their text.

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // checker collects semantic errors with positions.
@@ -48,7 +47,7 @@ func (c *checker) template(pointer, text string) {
 	}
 }
 
-func (c *checker) failure(pointer string, f *Failure, cases map[string]Shape) {
+func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 	if f == nil {
 		return
 	}
@@ -72,11 +71,6 @@ func (v *Variant) check() Errors {
 	}
 	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
 		c.errf("/shell", "shell has both argv and embedded: choose one")
-	}
-	if v.Shell.Grace != "" {
-		if d, err := time.ParseDuration(v.Shell.Grace); err != nil || d < 0 {
-			c.errf("/shell/grace", "grace %q is not a non-negative Go duration", v.Shell.Grace)
-		}
 	}
 	if v.Shell.SpawnError != "" {
 		c.template("/shell/spawn_error", v.Shell.SpawnError)
@@ -113,11 +107,11 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	tools[t.Name] = true
 	kind := t.Kind
 	if kind == "" {
-		kind = "exec"
+		kind = KindExec
 	}
 
 	params := map[string]*Param{}
-	roles := map[string]string{}
+	roles := map[Role]string{}
 	for i := range t.Params {
 		p := &t.Params[i]
 		pp := ptr + "/params/" + strconv.Itoa(i)
@@ -125,7 +119,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			c.errf(pp+"/name", "parameter %q is declared twice", p.Name)
 		}
 		params[p.Name] = p
-		if p.Role != "" && p.Role != "none" {
+		if p.Role != "" && p.Role != RoleNone {
 			if prev, ok := roles[p.Role]; ok {
 				c.errf(pp+"/role", "role %s is already taken by parameter %q", p.Role, prev)
 			}
@@ -143,23 +137,23 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	c.failure(ptr+"/invalid_param", t.InvalidParam, cases)
 
 	switch kind {
-	case "exec":
-		if _, ok := roles["command"]; !ok {
+	case KindExec:
+		if _, ok := roles[RoleCommand]; !ok {
 			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command")
 		}
-	case "poll", "kill":
-		if _, ok := roles["shell_id"]; !ok {
+	case KindPoll, KindKill:
+		if _, ok := roles[RoleShellID]; !ok {
 			c.errf(ptr+"/params", "a %s tool needs a parameter with role: shell_id", kind)
 		}
 		if v.Background == nil {
 			c.errf(ptr+"/kind", "a %s tool needs the variant's background registry", kind)
 		}
 	}
-	if _, ok := roles["timeout"]; ok && t.Timeout == nil {
-		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles["timeout"])
+	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
+		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}
-	if _, ok := roles["background"]; ok && v.Background == nil {
-		c.errf(ptr+"/params", "parameter %q has role background but the variant has no background block", roles["background"])
+	if _, ok := roles[RoleBackground]; ok && v.Background == nil {
+		c.errf(ptr+"/params", "parameter %q has role background but the variant has no background block", roles[RoleBackground])
 	}
 
 	for i, ch := range t.Checks {
@@ -202,23 +196,23 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if tm.Min != nil && tm.Max != nil && *tm.Min > *tm.Max {
 			c.errf(tp+"/min", "min %v is greater than max %v", *tm.Min, *tm.Max)
 		}
-		if tm.OutOfRange == "fail" && tm.Fail == nil {
+		if tm.OutOfRange == OutOfRangeFail && tm.Fail == nil {
 			c.errf(tp+"/out_of_range", "out_of_range fail needs timeout.fail")
 		}
 		if (tm.Min != nil || tm.Max != nil) && tm.OutOfRange == "" {
 			c.errf(tp, "min or max needs out_of_range (fail or clamp)")
 		}
-		if tm.Expiry == "background" && v.Background == nil {
+		if tm.Expiry == ExpiryBackground && v.Background == nil {
 			c.errf(tp+"/expiry", "expiry background needs the variant's background block")
 		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
 		}
 		c.failure(tp+"/fail", tm.Fail, cases)
-		if kind == "exec" {
-			out := "timeout"
-			if tm.Expiry == "background" {
-				out = "background"
+		if kind == KindExec {
+			out := OutcomeTimeout
+			if tm.Expiry == ExpiryBackground {
+				out = OutcomeBackground
 			}
 			if _, ok := cases[out]; !ok {
 				c.errf(ptr+"/results/cases", "expiry %s needs a %q result case", tm.Expiry, out)
@@ -235,51 +229,51 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	}
 	if o := t.Output; o != nil {
 		c.failure(ptr+"/output/decode_error", o.DecodeError, cases)
-		if o.Decode == "strict" && o.DecodeError == nil {
+		if o.Decode == DecodeStrict && o.DecodeError == nil {
 			c.errf(ptr+"/output/decode", "strict decoding needs output.decode_error")
 		}
-		if o.Sanitize != "" && o.Decode != "raw" {
+		if o.Sanitize != "" && o.Decode != DecodeRaw {
 			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
 	}
 
 	for name := range cases {
-		if errno, ok := strings.CutPrefix(name, "spawn_error."); ok && !errnoName.MatchString(errno) {
-			c.errf(ptr+"/results/cases/"+name, "a spawn_error case is keyed by an errno name such as ENOTDIR, not %q", errno)
+		if errno, ok := strings.CutPrefix(string(name), string(OutcomeSpawnError)+"."); ok && !errnoName.MatchString(errno) {
+			c.errf(ptr+"/results/cases/"+string(name), "a spawn_error case is keyed by an errno name such as ENOTDIR, not %q", errno)
 		}
 	}
 
-	if kind == "exec" {
-		_, ex := cases["exit"]
-		_, ok := cases["success"]
-		_, bad := cases["failure"]
+	if kind == KindExec {
+		_, ex := cases[OutcomeExit]
+		_, ok := cases[OutcomeSuccess]
+		_, bad := cases[OutcomeFailure]
 		if !ex && !(ok && bad) {
 			c.errf(ptr+"/results/cases", "an exec tool needs an exit case, or both success and failure")
 		}
-	} else if _, ok := cases["ok"]; !ok {
+	} else if _, ok := cases[OutcomeOK]; !ok {
 		c.errf(ptr+"/results/cases", "a %s tool needs an ok case", kind)
 	}
 	if t.Results.Union && t.Results.Discriminator == "" {
 		c.errf(ptr+"/results/union", "a union needs a discriminator")
 	}
-	names := make([]string, 0, len(cases))
+	names := make([]Outcome, 0, len(cases))
 	for name := range cases {
 		names = append(names, name)
 	}
-	sort.Strings(names)
-	unit := ""
+	slices.Sort(names)
+	var unit SizeUnit
 	for _, name := range names {
 		if tr := cases[name].Truncate; tr != nil {
 			if unit != "" && tr.Unit != unit {
-				c.errf(ptr+"/results/cases/"+name+"/truncate/unit", "result-level truncations of one tool share a unit (%s, not %s)", unit, tr.Unit)
+				c.errf(ptr+"/results/cases/"+string(name)+"/truncate/unit", "result-level truncations of one tool share a unit (%s, not %s)", unit, tr.Unit)
 			}
 			unit = tr.Unit
 		}
 	}
-	if _, ok := roles["background"]; ok && kind == "exec" {
-		if _, ok := cases["background"]; !ok {
-			c.errf(ptr+"/results/cases", "parameter %q has role background: the tool needs a \"background\" result case", roles["background"])
+	if _, ok := roles[RoleBackground]; ok && kind == KindExec {
+		if _, ok := cases[OutcomeBackground]; !ok {
+			c.errf(ptr+"/results/cases", "parameter %q has role background: the tool needs a \"background\" result case", roles[RoleBackground])
 		}
 	}
 	for i, ch := range t.Checks {
@@ -295,11 +289,11 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	for _, name := range names {
-		c.shape(ptr+"/results/cases/"+name, t.Results.Format, cases[name], cases)
+		c.shape(ptr+"/results/cases/"+string(name), t.Results.Format, cases[name], cases)
 	}
 }
 
-func (c *checker) shape(ptr, format string, s Shape, cases map[string]Shape) {
+func (c *checker) shape(ptr string, format Format, s Shape, cases map[Outcome]Shape) {
 	n := 0
 	if len(s.Fields) > 0 {
 		n++
@@ -320,10 +314,10 @@ func (c *checker) shape(ptr, format string, s Shape, cases map[string]Shape) {
 		}
 		c.template(ptr+"/raise/message", s.Raise.Message)
 	}
-	if format == "json" && s.Text != nil {
+	if format == FormatJSON && s.Text != nil {
 		c.errf(ptr+"/text", "results.format is json: use fields")
 	}
-	if format == "text" && len(s.Fields) > 0 {
+	if format == FormatText && len(s.Fields) > 0 {
 		c.errf(ptr+"/fields", "results.format is text: use text")
 	}
 	if s.Text != nil {
@@ -342,7 +336,7 @@ func (c *checker) fields(ptr string, fs []Field) {
 		}
 		seen[f.Name] = true
 		switch f.Type {
-		case "object", "array":
+		case TypeObject, TypeArray:
 			if len(f.Fields) == 0 {
 				c.errf(fp, "%s field %q needs fields", f.Type, f.Name)
 			}
@@ -354,7 +348,7 @@ func (c *checker) fields(ptr string, fs []Field) {
 			if (f.Value == "") == (f.Const == nil) {
 				c.errf(fp, "field %q needs exactly one of value and const", f.Name)
 			}
-			if f.Const != nil && !defaultFits(f.Type, f.Const) && f.Type != "json" {
+			if f.Const != nil && !defaultFits(f.Type, f.Const) && f.Type != TypeJSON {
 				c.errf(fp+"/const", "const %v is not of type %s", f.Const, f.Type)
 			}
 			if f.Value != "" {
@@ -369,37 +363,37 @@ func (c *checker) truncate(ptr string, t *Truncate) {
 		return
 	}
 	switch t.Keep {
-	case "head_tail":
+	case KeepHeadTail:
 		if t.Head <= 0 || t.Tail <= 0 {
 			c.errf(ptr, "keep head_tail needs head and tail")
 		} else if t.Head+t.Tail > t.Limit {
 			c.errf(ptr, "head %d + tail %d exceed limit %d", t.Head, t.Tail, t.Limit)
 		}
-	case "head":
+	case KeepHead:
 		if t.Head > t.Limit {
 			c.errf(ptr+"/head", "head %d exceeds limit %d", t.Head, t.Limit)
 		}
-	case "tail":
+	case KeepTail:
 		if t.Tail > t.Limit {
 			c.errf(ptr+"/tail", "tail %d exceeds limit %d", t.Tail, t.Limit)
 		}
 	}
-	if t.TailThreshold != 0 && t.Keep != "head_tail" {
+	if t.TailThreshold != 0 && t.Keep != KeepHeadTail {
 		c.errf(ptr+"/tail_threshold", "tail_threshold applies to keep head_tail only")
 	}
-	if t.CutDecode != "" && t.Unit != "bytes" {
+	if t.CutDecode != "" && t.Unit != Bytes {
 		c.errf(ptr+"/cut_decode", "cut_decode applies to unit bytes only")
 	}
 	c.template(ptr+"/marker", t.Marker)
 }
 
 // defaultFits reports whether a YAML value suits a parameter or field type.
-func defaultFits(typ string, v any) bool {
+func defaultFits(typ Type, v any) bool {
 	switch typ {
-	case "string":
+	case TypeString:
 		_, ok := v.(string)
 		return ok
-	case "integer":
+	case TypeInteger:
 		switch n := v.(type) {
 		case int, int64, uint64:
 			return true
@@ -407,16 +401,16 @@ func defaultFits(typ string, v any) bool {
 			return n == float64(int64(n))
 		}
 		return false
-	case "number":
+	case TypeNumber:
 		switch v.(type) {
 		case int, int64, uint64, float64:
 			return true
 		}
 		return false
-	case "boolean":
+	case TypeBoolean:
 		_, ok := v.(bool)
 		return ok
-	case "object":
+	case TypeObject:
 		_, ok := v.(map[string]any)
 		return ok
 	}

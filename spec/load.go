@@ -92,12 +92,16 @@ func Parse(file string, data []byte) (*Variant, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&v); err != nil {
-		return nil, Errors{yamlError(file, err)}
+		e := yamlError(file, err)
+		if e.Field == "" {
+			e.Field = pos.fieldAt(e.Line, e.Col)
+		}
+		return nil, Errors{e}
 	}
 	v.File = file
 	v.pos = pos
-	if errs := v.check(); len(errs) > 0 {
-		return nil, errs
+	if err := v.Complete(); err != nil {
+		return nil, err
 	}
 	return &v, nil
 }
@@ -118,6 +122,12 @@ func (v *Variant) Pos(pointer string) (line, col int) {
 
 // yamlError turns a yaml.v3 error ("yaml: line 3: ...", or an unmarshal error list) into an Error.
 func yamlError(file string, err error) *Error {
+	var se *Error
+	if errors.As(err, &se) {
+		e := *se
+		e.File = file
+		return &e
+	}
 	msg := err.Error()
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
