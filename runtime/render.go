@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime/textcap"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -31,7 +32,7 @@ func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
 		}
-		return marshalString(text), nil
+		return jsonenc.String(text), nil
 	}
 	var b bytes.Buffer
 	if err := c.writeObject(&b, sh.Fields, sh.Truncate); err != nil {
@@ -100,14 +101,6 @@ func splitRope(text string, pieces map[string]*textcap.Snapshot) textcap.Rope {
 	return rope
 }
 
-func marshalString(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
 // writeObject writes the fields as one JSON object, in order.
 func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Truncate) error {
 	b.WriteByte('{')
@@ -116,7 +109,7 @@ func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Trunca
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(marshalString(f.Name))
+		b.Write(jsonenc.String(f.Name))
 		b.WriteByte(':')
 		if err := c.writeValue(b, f, tr); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
@@ -144,7 +137,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		return nil
 	}
 	if f.Const != nil {
-		raw, err := json.Marshal(f.Const)
+		raw, err := jsonenc.Marshal(f.Const)
 		if err != nil {
 			return err
 		}
@@ -157,7 +150,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		if err != nil {
 			return err
 		}
-		b.Write(marshalString(s))
+		b.Write(jsonenc.String(s))
 		return nil
 	}
 	s, err := c.t.tmpl.render(f.Value, &c.data)
@@ -166,7 +159,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 	}
 	switch f.Type {
 	case spec.TypeString:
-		b.Write(marshalString(s))
+		b.Write(jsonenc.String(s))
 	case spec.TypeInteger:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
@@ -178,7 +171,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		if err != nil {
 			return fmt.Errorf("%q is not a number", s)
 		}
-		raw, _ := json.Marshal(x)
+		raw, _ := jsonenc.Marshal(x)
 		b.Write(raw)
 	case spec.TypeBoolean:
 		v, err := strconv.ParseBool(strings.TrimSpace(s))

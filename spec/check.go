@@ -257,6 +257,12 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	if t.Results.Union && t.Results.Discriminator == "" {
 		c.errf(ptr+"/results/union", "a union needs a discriminator")
 	}
+	if t.Results.Union && t.Results.Format != FormatJSON {
+		c.errf(ptr+"/results/union", "a union is a json result (format: json)")
+	}
+	if t.Results.Discriminator != "" && !t.Results.Union {
+		c.errf(ptr+"/results/discriminator", "a discriminator needs union: true")
+	}
 	names := make([]Outcome, 0, len(cases))
 	for name := range cases {
 		names = append(names, name)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
 )
 
 // Data is what every template in a spec sees: result fields and texts, failure messages and truncation
@@ -79,13 +81,8 @@ type Data struct {
 var Funcs = template.FuncMap{
 	// json encodes a value as JSON (no HTML escaping).
 	"json": func(v any) (string, error) {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return "", err
-		}
-		return strings.TrimSuffix(b.String(), "\n"), nil
+		b, err := jsonenc.Marshal(v)
+		return string(b), err
 	},
 	// goquote is Go's %q.
 	"goquote": strconv.Quote,
