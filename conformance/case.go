@@ -547,4 +547,3 @@ func (b *builder) policies(checkers map[string]policy.Checker) {
 		}
 	}
 }
-

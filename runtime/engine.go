@@ -2,6 +2,15 @@
 // the shell (through runtime/proc, the only code that starts processes), captures and decodes output
 // (runtime/textcap), applies policies (runtime/policy) and shapes each outcome into the value the host
 // receives. It knows no variant by name: everything variant-specific comes from the spec.
+//
+// Where the tools it reproduces differ among themselves in how they treat processes, the runtime answers
+// one way for every spec, and specs do not list these as deviations:
+//   - stdin is closed (/dev/null), so a command that reads it sees end of file instead of hanging;
+//   - every run starts the shell in its own process group; a timeout with expiry kill, a cancelled call and
+//     the shell's own exit kill what is left of the group, so no background child holds a call or outlives
+//     it;
+//   - captures keep only what truncation needs, so memory is bounded by the spec's limits, not the output;
+//   - background shells, and runs moved to the background on timeout, are killed and reaped by Close.
 package runtime
 
 import (

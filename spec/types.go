@@ -15,13 +15,6 @@ type Variant struct {
 	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
 	// Hosts names the agent frameworks whose models expect this contract (variants.ForHost looks here).
 	Hosts []string `yaml:"hosts,omitempty" json:"hosts,omitempty"`
-	// Source cites where the contract comes from.
-	Source Source `yaml:"source" json:"source"`
-	// Disagreements lists where the seed document and the upstream code differ, and which one we follow.
-	Disagreements []string `yaml:"disagreements,omitempty" json:"disagreements,omitempty"`
-	// Deviations lists where we deliberately differ from upstream (only where upstream hangs, leaks or grows
-	// without bound), each with its reason.
-	Deviations []string `yaml:"deviations,omitempty" json:"deviations,omitempty"`
 	// Shell says how commands are run.
 	Shell Shell `yaml:"shell" json:"shell"`
 	// Policies are named command policies that tools reference from their checks.
@@ -31,6 +24,16 @@ type Variant struct {
 	Background *Background `yaml:"background,omitempty" json:"background,omitempty"`
 	// Tools are the model-facing tools; the first is the primary one.
 	Tools []Tool `yaml:"tools" json:"tools" jsonschema:"minItems=1"`
+
+	// Source cites where the contract comes from: the seed document and the upstream code.
+	Source Source `yaml:"source" json:"source"`
+	// Disagreements lists where the seed document and the upstream code differ, and which one we follow.
+	Disagreements []Disagreement `yaml:"disagreements,omitempty" json:"disagreements,omitempty"`
+	// Deviations lists where we deliberately differ from upstream, each with its reason: only where
+	// upstream hangs, leaks or grows without bound, or where the spec language cannot yet say what upstream
+	// does. What the runtime does for every variant (stdin closed, the process group killed) is the
+	// runtime's own and is not repeated here.
+	Deviations []Deviation `yaml:"deviations,omitempty" json:"deviations,omitempty"`
 
 	// File is the path the variant was loaded from (set by Load, not written in YAML).
 	File      string `yaml:"-" json:"-"`
@@ -45,6 +48,35 @@ type Source struct {
 	Path     string `yaml:"path" json:"path"`
 	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
 	Language string `yaml:"language,omitempty" json:"language,omitempty" jsonschema:"enum=python,enum=typescript,enum=go,enum=other"`
+	// Notes says anything else about where the facts were read (other files, a renamed repository).
+	Notes []string `yaml:"notes,omitempty" json:"notes,omitempty"`
+}
+
+// Disagreement is one topic on which the seed document and the upstream code differ (or the seed is
+// silent).
+type Disagreement struct {
+	// Topic names what they disagree on.
+	Topic string `yaml:"topic" json:"topic"`
+	// Seed is what the seed says; empty when it says nothing.
+	Seed string `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// Upstream is what the upstream code does.
+	Upstream string `yaml:"upstream" json:"upstream"`
+	// Follow says which one the spec follows: upstream (the rule) or seed.
+	Follow string `yaml:"follow" json:"follow" jsonschema:"enum=upstream,enum=seed"`
+	// Note says more, when needed.
+	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+}
+
+// Deviation is one place where agentbash deliberately answers otherwise than upstream.
+type Deviation struct {
+	// Topic names what differs.
+	Topic string `yaml:"topic" json:"topic"`
+	// Upstream is what the upstream code does.
+	Upstream string `yaml:"upstream" json:"upstream"`
+	// Ours is what agentbash does instead.
+	Ours string `yaml:"ours" json:"ours"`
+	// Why says why: upstream hangs, leaks or grows without bound, or the spec language cannot say it yet.
+	Why string `yaml:"why" json:"why"`
 }
 
 // Shell says which program runs a command.
