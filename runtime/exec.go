@@ -145,7 +145,14 @@ func (c *call) exec() (json.RawMessage, error) {
 	// expire ends a run whose timeout expired: it moves to the background, or is killed.
 	expire := func() (json.RawMessage, error) {
 		if t.spec.Timeout.Expiry == spec.ExpiryBackground {
-			sh := c.e.bg.adopt(p, st, c.data.Command, c.started)
+			if err := c.e.bg.reserve(true); err != nil {
+				// No room in the registry: the run ends here rather than grow it past its bound.
+				p.Kill()
+				<-p.Done()
+				st.close()
+				return nil, c.failBackground(err)
+			}
+			sh := c.e.bg.add(p, st, c.data.Command, c.started)
 			c.data.ShellID = sh.id
 			c.data.Running = true
 			c.fillStreams(st.snapshots())

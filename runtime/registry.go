@@ -60,7 +60,7 @@ func (r *registry) reserve(want bool) error {
 	if r.closed {
 		return errors.New("engine is closed")
 	}
-	if r.cfg != nil && r.cfg.MaxLive > 0 && r.live >= r.cfg.MaxLive {
+	if r.live >= r.cfg.MaxLive {
 		return errLimit
 	}
 	r.live++
@@ -82,22 +82,11 @@ func (r *registry) newID(p *proc.Process) string {
 	return uuid.NewString()
 }
 
-// add registers a shell started in the background (its slot was reserved).
+// add registers a process in the background: a shell started there, or a foreground run whose timeout
+// moved it there. Its live slot was reserved.
 func (r *registry) add(p *proc.Process, st *streams, command string, started time.Time) *bgShell {
-	return r.register(p, st, command, started, false)
-}
-
-// adopt registers a foreground run whose timeout moved it to the background.
-func (r *registry) adopt(p *proc.Process, st *streams, command string, started time.Time) *bgShell {
-	return r.register(p, st, command, started, true)
-}
-
-func (r *registry) register(p *proc.Process, st *streams, command string, started time.Time, count bool) *bgShell {
 	sh := &bgShell{id: r.newID(p), p: p, st: st, command: command, started: started, done: make(chan struct{})}
 	r.mu.Lock()
-	if count {
-		r.live++
-	}
 	r.shells[sh.id] = sh
 	closed := r.closed
 	r.watchers.Add(1)

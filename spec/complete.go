@@ -8,6 +8,8 @@ const (
 	DefaultGrace = 500 * time.Millisecond
 	// DefaultRetain is Background.Retain when the spec gives none.
 	DefaultRetain = 100
+	// DefaultMaxLive is Background.MaxLive when the spec gives none: the registry is always bounded.
+	DefaultMaxLive = 64
 )
 
 // The failures the runtime raises when a spec does not name its own.
@@ -69,6 +71,9 @@ func (v *Variant) fillDefaults() {
 		}
 		if b.Retain <= 0 {
 			b.Retain = DefaultRetain
+		}
+		if b.MaxLive <= 0 {
+			b.MaxLive = DefaultMaxLive
 		}
 		if b.UnknownID == nil {
 			f := DefaultUnknownID

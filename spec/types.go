@@ -330,7 +330,8 @@ type Background struct {
 	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1"`
 	// Poll is all (the whole buffer every poll) or new (only what arrived since the last poll).
 	Poll Poll `yaml:"poll,omitempty" json:"poll,omitempty" jsonschema:"enum=all,enum=new"`
-	// MaxLive limits running background processes; past it a start fails with LimitError.
+	// MaxLive limits running background processes (default 64); past it a start, or a timeout that would move
+	// a run to the background, fails with LimitError (the run is killed).
 	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty"`
 	// Retain is how many completed shells stay pollable; past it the oldest completed one is removed
 	// (default 100), so a long session's registry does not grow without bound.
