@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"sync"
 	"text/template"
 
@@ -16,13 +15,29 @@ type tool struct {
 }
 
 func compileTool(v *spec.Variant, t *spec.Tool) *tool {
-	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]*template.Template{}}}
+	// A result renders the streams and a few markers: its templates get the default budget plus three
+	// times the largest size the tool keeps, so no template output outgrows what the tool holds anyway.
+	largest := 0
+	for _, tr := range append(t.ResultTruncates(), t.Output.Truncate) {
+		if tr != nil {
+			largest = max(largest, tr.Limit, tr.Head+tr.Tail, tr.TailThreshold)
+		}
+	}
+	if tr := t.Output.Truncate; tr == nil && len(t.ResultTruncates()) == 0 {
+		largest = safetyCap
+	}
+	if b := v.Background; b != nil {
+		largest = max(largest, b.StreamLimit)
+	}
+	budget := spec.TemplateOutput + 3*2*largest // two streams
+	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]*template.Template{}, budget: budget}}
 }
 
 // templates caches compiled spec templates by their text.
 type templates struct {
-	mu sync.Mutex
-	m  map[string]*template.Template
+	mu     sync.Mutex
+	m      map[string]*template.Template
+	budget int // bytes one execution may write
 }
 
 func (ts *templates) render(text string, d *spec.Data) (string, error) {
@@ -38,9 +53,5 @@ func (ts *templates) render(text string, d *spec.Data) (string, error) {
 		ts.m[text] = t
 	}
 	ts.mu.Unlock()
-	var b bytes.Buffer
-	if err := t.Execute(&b, d); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+	return spec.ExecuteLimit(t, d, ts.budget)
 }

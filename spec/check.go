@@ -3,11 +3,11 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // checker collects semantic errors with positions.
@@ -42,7 +42,7 @@ func (c *checker) template(pointer, text string) {
 		c.errf(pointer, "template does not parse: %v", err)
 		return
 	}
-	if err := t.Execute(io.Discard, sample); err != nil {
+	if _, err := Execute(t, sample); err != nil {
 		c.errf(pointer, "template fails on sample data: %v", err)
 	}
 }
@@ -89,6 +89,12 @@ func (v *Variant) check() Errors {
 	if b := v.Background; b != nil {
 		c.failure("/background/limit_error", b.LimitError, nil)
 		c.failure("/background/unknown_id", b.UnknownID, nil)
+		c.atMost("/background/stream_limit", "stream_limit", float64(b.StreamLimit), MaxSize)
+		c.atMost("/background/max_live", "max_live", float64(b.MaxLive), MaxLive)
+		c.atMost("/background/retain", "retain", float64(b.Retain), MaxRetain)
+	}
+	if g := v.Shell.Grace.D(); g > MaxGrace {
+		c.errf("/shell/grace", "grace %v is over the maximum %v", g, MaxGrace)
 	}
 
 	tools := map[string]bool{}
@@ -195,6 +201,25 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		tp := ptr + "/timeout"
 		if tm.Min != nil && tm.Max != nil && *tm.Min > *tm.Max {
 			c.errf(tp+"/min", "min %v is greater than max %v", *tm.Min, *tm.Max)
+		}
+		maxT := MaxTimeout.Seconds()
+		if tm.Unit == Milliseconds {
+			maxT *= 1000
+		}
+		c.atMost(tp+"/default", "default", tm.Default, maxT)
+		if tm.Min != nil {
+			c.atMost(tp+"/min", "min", *tm.Min, maxT)
+		}
+		if tm.Max != nil {
+			c.atMost(tp+"/max", "max", *tm.Max, maxT)
+		}
+		// A default outside the spec's own range would make every call that sends no timeout fail (or be
+		// clamped): a mistake, not a contract.
+		if tm.Min != nil && tm.Default < *tm.Min && !(tm.RangeSkipsZero && tm.Default == 0) {
+			c.errf(tp+"/default", "default %v is below min %v", tm.Default, *tm.Min)
+		}
+		if tm.Max != nil && tm.Default > *tm.Max {
+			c.errf(tp+"/default", "default %v is above max %v", tm.Default, *tm.Max)
 		}
 		if tm.OutOfRange == OutOfRangeFail && tm.Fail == nil {
 			c.errf(tp+"/out_of_range", "out_of_range fail needs timeout.fail")
@@ -368,6 +393,10 @@ func (c *checker) truncate(ptr string, t *Truncate) {
 	if t == nil {
 		return
 	}
+	c.atMost(ptr+"/limit", "limit", float64(t.Limit), MaxSize)
+	c.atMost(ptr+"/head", "head", float64(t.Head), MaxSize)
+	c.atMost(ptr+"/tail", "tail", float64(t.Tail), MaxSize)
+	c.atMost(ptr+"/tail_threshold", "tail_threshold", float64(t.TailThreshold), MaxSize)
 	switch t.Keep {
 	case KeepHeadTail:
 		if t.Head <= 0 || t.Tail <= 0 {
@@ -421,4 +450,27 @@ func defaultFits(typ Type, v any) bool {
 		return ok
 	}
 	return true
+}
+
+// The largest values a spec's sizes and times may take: far above any real tool's, low enough that no
+// spec can make the runtime hold or wait without bound.
+const (
+	// MaxSize bounds every size: truncation limits, heads, tails and thresholds, background stream_limit
+	// (256 MiB).
+	MaxSize = 256 << 20
+	// MaxTimeout bounds a timeout's default, min and max (in the timeout's unit: 365 days).
+	MaxTimeout = 365 * 24 * time.Hour
+	// MaxGrace bounds shell.grace.
+	MaxGrace = time.Minute
+	// MaxLive bounds background.max_live.
+	MaxLive = 4096
+	// MaxRetain bounds background.retain.
+	MaxRetain = 100_000
+)
+
+// atMost reports a value over its maximum.
+func (c *checker) atMost(ptr, what string, value, max float64) {
+	if value > max {
+		c.errf(ptr, "%s %v is over the maximum %v", what, value, max)
+	}
 }

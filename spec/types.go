@@ -265,15 +265,15 @@ type Truncate struct {
 	// Unit is bytes (of the UTF-8 text, or raw bytes with Decode raw) or chars (code points).
 	Unit SizeUnit `yaml:"unit" json:"unit" jsonschema:"enum=bytes,enum=chars"`
 	// Limit: a text longer than this is truncated.
-	Limit int `yaml:"limit" json:"limit" jsonschema:"minimum=1"`
+	Limit int `yaml:"limit" json:"limit" jsonschema:"minimum=1,maximum=268435456"`
 	// Keep is head, tail or head_tail.
 	Keep Keep `yaml:"keep" json:"keep" jsonschema:"enum=head,enum=tail,enum=head_tail"`
 	// Head and Tail are the units kept (Head defaults to Limit for keep head, Tail to Limit for keep tail).
-	Head int `yaml:"head,omitempty" json:"head,omitempty"`
-	Tail int `yaml:"tail,omitempty" json:"tail,omitempty"`
+	Head int `yaml:"head,omitempty" json:"head,omitempty" jsonschema:"minimum=0,maximum=268435456"`
+	Tail int `yaml:"tail,omitempty" json:"tail,omitempty" jsonschema:"minimum=0,maximum=268435456"`
 	// TailThreshold (head_tail): the tail is kept only when the text is longer than this; otherwise
 	// everything after the head follows the marker (tunacode's COMMAND_OUTPUT_THRESHOLD).
-	TailThreshold int `yaml:"tail_threshold,omitempty" json:"tail_threshold,omitempty"`
+	TailThreshold int `yaml:"tail_threshold,omitempty" json:"tail_threshold,omitempty" jsonschema:"minimum=0,maximum=268435456"`
 	// CutDecode is how a multi-byte character split by a byte cut is decoded: replace or ignore.
 	CutDecode CutDecode `yaml:"cut_decode,omitempty" json:"cut_decode,omitempty" jsonschema:"enum=replace,enum=ignore"`
 	// Marker is a template placed where text was cut (appended for head, prefixed for tail, between for
@@ -327,15 +327,15 @@ type Background struct {
 	// IDs is uuid or pid.
 	IDs IDs `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid"`
 	// StreamLimit caps each stream's buffer in bytes; past it the stream is marked truncated.
-	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1"`
+	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1,maximum=268435456"`
 	// Poll is all (the whole buffer every poll) or new (only what arrived since the last poll).
 	Poll Poll `yaml:"poll,omitempty" json:"poll,omitempty" jsonschema:"enum=all,enum=new"`
 	// MaxLive limits running background processes (default 64); past it a start, or a timeout that would move
 	// a run to the background, fails with LimitError (the run is killed).
-	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty"`
+	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty" jsonschema:"minimum=0,maximum=4096"`
 	// Retain is how many completed shells stay pollable; past it the oldest completed one is removed
 	// (default 100), so a long session's registry does not grow without bound.
-	Retain int `yaml:"retain,omitempty" json:"retain,omitempty"`
+	Retain int `yaml:"retain,omitempty" json:"retain,omitempty" jsonschema:"minimum=0,maximum=100000"`
 	// LimitError is the failure when MaxLive is reached; data: .Max.
 	LimitError *Failure `yaml:"limit_error,omitempty" json:"limit_error,omitempty"`
 	// UnknownID is the failure for an id that is not registered; data: .ID.
