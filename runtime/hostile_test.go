@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -51,5 +52,40 @@ tools:
 	res, err := eng.Call(context.Background(), "bash", json.RawMessage(`{"command": "echo hi"}`))
 	if err != nil || !strings.HasSuffix(string(res), `hi\n"`) {
 		t.Errorf("next call: %s, %v", res, err)
+	}
+}
+
+// A policy that does not compile is reported at the position of the field at fault.
+func TestPolicyErrorsHavePositions(t *testing.T) {
+	v, err := spec.Parse("badre.yaml", []byte(`id: badre
+title: t
+source: {seed: none, repo: x/y, path: z}
+shell: {argv: [/bin/sh, -c]}
+policies:
+  - name: deny
+    kind: regex
+    message: "no: {{.Reason}}"
+    rules:
+      - {pattern: 'ok', reason: fine}
+      - {pattern: '(unclosed', reason: broken}
+tools:
+  - name: bash
+    description: d
+    params:
+      - {name: command, type: string, required: true, role: command}
+    checks:
+      - policy: deny
+    results:
+      format: text
+      cases:
+        exit: {text: "{{.Stdout}}"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runtime.New(v)
+	want := `badre.yaml:11:19: policies[0].rules[1].pattern: policy "deny": pattern "(unclosed" does not compile`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v\nwant %s...", err, want)
 	}
 }

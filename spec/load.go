@@ -133,6 +133,26 @@ func (v *Variant) Pos(pointer string) (line, col int) {
 	}
 }
 
+// ErrorAt is an error about the value at a JSON pointer (/policies/0/rules/3/pattern), with the position
+// of that value in the spec file (or of its nearest parent the file holds), for packages that find
+// problems the loader cannot (a pattern a policy engine rejects).
+func (v *Variant) ErrorAt(pointer, format string, args ...any) *Error {
+	line, col := v.Pos(pointer)
+	if lc, ok := v.pos[pointer+"#value"]; ok {
+		line, col = lc[0], lc[1]
+	}
+	return &Error{File: v.File, Line: line, Col: col, Field: pointerToField(pointer), Msg: fmt.Sprintf(format, args...)}
+}
+
+// FieldPointer turns a field path (rules[3].pattern) into a JSON pointer (/rules/3/pattern).
+func FieldPointer(field string) string {
+	if field == "" {
+		return ""
+	}
+	r := strings.NewReplacer("[", "/", "]", "", ".", "/")
+	return "/" + strings.TrimPrefix(r.Replace(field), "/")
+}
+
 // yamlError turns a yaml.v3 error ("yaml: line 3: ...", or an unmarshal error list) into an Error.
 func yamlError(file string, err error) *Error {
 	var se *Error
