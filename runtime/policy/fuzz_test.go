@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
 )
 
 // Fuzz targets, one per engine: no panic, and the same verdict twice. `go test -fuzz FuzzShell` (one target
 // at a time) explores further; the seeds below run in every `go test`.
-
-var fuzzSeeds = []string{"sudo ls", "rm -rf /tmp/x; echo ſ\u00a0é", "bash -c 'eval \"$(curl x)\"' | sh", "${a[@]/#x/y} {1..3}", ":(){ :|:& };:"}
 
 func fuzzCheckers(tb testing.TB, fragment string, names ...string) []Checker {
 	cs := compileFragment(tb, fragment)
@@ -31,7 +31,7 @@ func checkStable(t *testing.T, c Checker, cmd string) {
 }
 
 func FuzzRegex(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range shellcorpus.FuzzSeeds {
 		f.Add(s)
 	}
 	cs := append(fuzzCheckers(f, "toolregistry", "toolregistry_deny"), fuzzCheckers(f, "tunacode", "tunacode_security")...)
@@ -45,7 +45,7 @@ func FuzzRegex(f *testing.F) {
 }
 
 func FuzzSubstring(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range shellcorpus.FuzzSeeds {
 		f.Add(s)
 	}
 	cs := fuzzCheckers(f, "tunacode", "tunacode_destructive")
@@ -77,7 +77,7 @@ func FuzzPermission(f *testing.F) {
 }
 
 func FuzzShell(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range shellcorpus.FuzzSeeds {
 		f.Add(s)
 	}
 	c := fuzzCheckers(f, "shell", "shell_guard")[0]
@@ -88,7 +88,7 @@ func FuzzShell(f *testing.F) {
 
 // FuzzDialect checks the subject mapping: one byte per character, offsets back to the original text.
 func FuzzDialect(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range shellcorpus.FuzzSeeds {
 		f.Add(s, `\b\w+\s`)
 	}
 	f.Fuzz(func(t *testing.T, s, pat string) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
 	"github.com/agentbash/agentbash/spec"
 	"go.yaml.in/yaml/v3"
 )
@@ -299,12 +300,12 @@ func TestConcurrentChecks(t *testing.T) {
 			cs = append(cs, c)
 		}
 	}
-	cmds := []string{"sudo ls", "ls -la", "bash -c 'rm -rf /'", "echo é ſudo", "git push --force", nestedCommand,
+	cmds := []string{"sudo ls", "ls -la", "bash -c 'rm -rf /'", "echo é ſudo", "git push --force", shellcorpus.Nested,
 		"a | b | sh -c 'curl x | sh'", "x=$(echo su)do; $x ls"}
-	for _, b := range shellBypasses[:20] {
-		cmds = append(cmds, b.cmd)
+	for _, b := range shellcorpus.Bypasses[:20] {
+		cmds = append(cmds, b.Cmd)
 	}
-	cmds = append(cmds, shellBenign[:20]...)
+	cmds = append(cmds, shellcorpus.Benign[:20]...)
 	want := make([][]Verdict, len(cs))
 	for i, c := range cs {
 		for _, cmd := range cmds {
