@@ -329,3 +329,26 @@ func TestConcurrentChecks(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A shell check reuses its analysis's buffers, scopes and arenas in the next check: no verdict may depend on
+// the commands checked before. Two checkers go through the corpora in opposite orders.
+func TestShellNoStateAcrossChecks(t *testing.T) {
+	var cmds []string
+	for _, b := range shellcorpus.Bypasses {
+		cmds = append(cmds, b.Cmd)
+	}
+	cmds = append(cmds, shellcorpus.Benign...)
+	for _, s := range shellcorpus.Shapes {
+		cmds = append(cmds, s.Cmd)
+	}
+	fwd, back := compileFragment(t, "shell")["shell_guard"], compileFragment(t, "shell")["shell_guard"]
+	want := make([]Verdict, len(cmds))
+	for i, cmd := range cmds {
+		want[i] = fwd.Check(cmd)
+	}
+	for i := len(cmds) - 1; i >= 0; i-- {
+		if got := back.Check(cmds[i]); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("%q: %+v after the later commands, %+v after the earlier ones", cmds[i], got, want[i])
+		}
+	}
+}

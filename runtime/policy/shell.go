@@ -312,6 +312,10 @@ type analysis struct {
 	// bookkeeping.
 	arena shellsyntax.Arena
 	eval  shellexpand.Arena
+	// scopes are the scopes of the scripts being checked, by depth (see scopeAt).
+	scopes []*scope
+	// args splits the command line being matched against the rules.
+	args argCache
 }
 
 func (a *analysis) find(f finding) {
@@ -326,6 +330,7 @@ func (e *shellEngine) Check(command string) Verdict {
 	a.script(command, 0, nil)
 	f := a.found
 	a.found = nil
+	a.release()
 	a.arena.Reset()
 	a.eval.Reset()
 	e.analyses.Put(a)

@@ -61,11 +61,12 @@ func (sc *scope) redirects(st *syntax.Stmt, argvs [][]shellexpand.Field) {
 	if len(st.Redirs) == 0 {
 		return
 	}
-	var names []string
+	var nbuf [4]string
+	names := nbuf[:0]
 	for _, argv := range argvs {
 		if len(argv) > 0 {
-			if ns, ok := sc.commandNames(argv[0], nil); ok {
-				names = append(names, ns...)
+			if ns, ok := sc.commandNames(argv[0], names); ok {
+				names = ns
 			}
 		}
 	}
@@ -170,10 +171,11 @@ func (sc *scope) argv(args []shellexpand.Field, cc *callCtx) {
 		}
 		return
 	}
-	var cache argCache
+	cache := &sc.a.args
+	cache.reset()
 	for _, name := range names {
 		for _, i := range e.rulesFor(name) {
-			if r := e.rules[i]; r.matchCall(name, args[1:], &cache) {
+			if r := e.rules[i]; r.matchCall(name, args[1:], cache) {
 				sc.a.find(finding{rule: r.name, reason: r.reason, name: name, segment: sc.segment(cc)})
 				return
 			}

@@ -6,21 +6,38 @@ import (
 	"github.com/agentbash/agentbash/runtime/policy/shellexpand"
 )
 
-// argCache keeps one command line's options and operands per set of options with values.
+// argCache keeps one command line's options and operands per set of options with values. An analysis
+// keeps one and resets it for each command line: its buffers are reused.
 type argCache struct {
+	n        int // entries in use
 	ids      []int
 	opts     [][]string
 	operands [][]shellexpand.Field
 }
 
+// reset forgets the entries, keeping their buffers.
+func (c *argCache) reset() { c.n = 0 }
+
+// release drops the fields the buffers hold.
+func (c *argCache) release() {
+	for _, ops := range c.operands {
+		clear(ops[:cap(ops)])
+	}
+	c.n = 0
+}
+
 func (c *argCache) split(args []shellexpand.Field, r *shellRule) ([]string, []shellexpand.Field) {
-	for i, id := range c.ids {
-		if id == r.voID {
+	for i := 0; i < c.n; i++ {
+		if c.ids[i] == r.voID {
 			return c.opts[i], c.operands[i]
 		}
 	}
-	o, ops := splitArgs(args, r.valueOpts)
-	c.ids, c.opts, c.operands = append(c.ids, r.voID), append(c.opts, o), append(c.operands, ops)
+	if c.n == len(c.ids) {
+		c.ids, c.opts, c.operands = append(c.ids, 0), append(c.opts, nil), append(c.operands, nil)
+	}
+	o, ops := splitArgs(args, r.valueOpts, c.opts[c.n][:0], c.operands[c.n][:0])
+	c.ids[c.n], c.opts[c.n], c.operands[c.n] = r.voID, o, ops
+	c.n++
 	return o, ops
 }
 
@@ -88,8 +105,8 @@ func (r *shellRule) mayMatch(args []shellexpand.Field) bool {
 }
 
 // splitArgs separates options from operands, GNU style (options anywhere before "--"), skipping the
-// values of options that take one.
-func splitArgs(args []shellexpand.Field, valueOpts map[string]bool) (opts []string, operands []shellexpand.Field) {
+// values of options that take one; it appends them to opts and operands.
+func splitArgs(args []shellexpand.Field, valueOpts map[string]bool, opts []string, operands []shellexpand.Field) ([]string, []shellexpand.Field) {
 	skip, ddash := false, false
 	for _, f := range args {
 		switch {

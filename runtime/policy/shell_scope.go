@@ -15,6 +15,26 @@ type scope struct {
 	argvBuf []shellexpand.Field
 }
 
+// scopeAt is the scope of the script being checked at depth: the scripts being checked at one time are
+// nested one in another, one per depth, so each depth's scope (and its buffers) is reused by the scripts
+// checked there one after another, in this check and the next.
+func (a *analysis) scopeAt(depth int) *scope {
+	for len(a.scopes) <= depth {
+		a.scopes = append(a.scopes, &scope{a: a, depth: len(a.scopes)})
+	}
+	return a.scopes[depth]
+}
+
+// release drops what the scopes hold of the check, keeping their memory.
+func (a *analysis) release() {
+	for _, sc := range a.scopes {
+		clear(sc.argvBuf[:cap(sc.argvBuf)])
+		sc.argvBuf = sc.argvBuf[:0]
+		sc.Clear()
+	}
+	a.args.release()
+}
+
 // script parses and checks shell source nested depth levels deep.
 func (a *analysis) script(src string, depth int, parent *shellexpand.Vars) {
 	if a.found != nil {
@@ -30,7 +50,7 @@ func (a *analysis) script(src string, depth int, parent *shellexpand.Vars) {
 		a.find(finding{rule: "unparsable", reason: e.reasons.Unparsable, segment: src, err: err.Error()})
 		return
 	}
-	sc := &scope{a: a, depth: depth}
+	sc := a.scopeAt(depth)
 	sc.Init(&a.eval, src, parent)
 	// This script's statements and stages go after those of the scripts it is nested in, and are dropped
 	// (and cleared, so that no tree outlives its check) when it is done.

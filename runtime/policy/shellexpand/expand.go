@@ -28,6 +28,10 @@ type Arena struct {
 	ones   shellsyntax.Chunked[[1]*wstate]
 	outs   shellsyntax.Chunked[[1][]Field]
 	fields shellsyntax.Chunked[[2]Field]
+	xs     shellsyntax.Chunked[FieldX]
+	nodes  shellsyntax.Chunked[[2]syntax.Node]
+	lines  shellsyntax.Chunked[[8]Field] // command lines of echo and printf substitutions
+	cfg    *expand.Config
 }
 
 // oneState is the starting states of a word: one empty state, with room for two fields.
@@ -36,6 +40,7 @@ func (ea *Arena) oneState() []*wstate {
 	st := ea.states.Alloc()
 	fb := ea.fields.Alloc()
 	st.fields = fb[:0:len(fb)]
+	st.ar = ea
 	one[0] = st
 	return one[:]
 }
@@ -46,6 +51,9 @@ func (ea *Arena) Reset() {
 	ea.ones.Reset()
 	ea.outs.Reset()
 	ea.fields.Reset()
+	ea.xs.Reset()
+	ea.nodes.Reset()
+	ea.lines.Reset()
 }
 
 // wstate is one alternative of a word being expanded.
@@ -53,16 +61,26 @@ type wstate struct {
 	fields []Field
 	cur    Field
 	open   bool // cur has started (a quoted empty string starts a field)
+	ar     *Arena
 }
 
 func (s *wstate) clone() *wstate {
-	c := &wstate{fields: append([]Field(nil), s.fields...), cur: s.cur, open: s.open}
+	c := &wstate{fields: append([]Field(nil), s.fields...), cur: s.cur, open: s.open, ar: s.ar}
 	if s.cur.X != nil {
-		x := *s.cur.X
+		x := s.ar.xs.Alloc()
+		*x = *s.cur.X
 		x.Subst = append([]syntax.Node(nil), x.Subst...)
-		c.cur.X = &x
+		c.cur.X = x
 	}
 	return c
+}
+
+// ext is the current field's X, made (from the arena) when it is nil.
+func (s *wstate) ext() *FieldX {
+	if s.cur.X == nil {
+		s.cur.X = s.ar.xs.Alloc()
+	}
+	return s.cur.X
 }
 
 func (s *wstate) lit(text string, quoted bool) {
@@ -72,7 +90,7 @@ func (s *wstate) lit(text string, quoted bool) {
 	}
 	if !quoted && !c.Glob && strings.ContainsAny(text, "*?[") {
 		c.Glob = true
-		x := c.Ext()
+		x := s.ext()
 		x.Pat = pattern.QuoteMeta(c.Val, 0)
 		if c.Dyn {
 			x.Pat = "*" // the dynamic parts so far
@@ -96,13 +114,20 @@ func (s *wstate) lit(text string, quoted bool) {
 
 // addSubst records a substitution that produced part of the current field.
 func (s *wstate) addSubst(node syntax.Node) {
-	x := s.cur.Ext()
+	s.addNode(s.ext(), node)
+}
+
+// addNode appends to x.Subst, whose first two nodes are held in the arena.
+func (s *wstate) addNode(x *FieldX, node syntax.Node) {
+	if x.Subst == nil {
+		x.Subst = s.ar.nodes.Alloc()[:0]
+	}
 	x.Subst = append(x.Subst, node)
 }
 
 func (s *wstate) dynPart(node syntax.Node) {
 	c := &s.cur
-	x := c.Ext()
+	x := s.ext()
 	if !c.Dyn {
 		x.Pre = c.Val
 	}
@@ -113,7 +138,7 @@ func (s *wstate) dynPart(node syntax.Node) {
 	}
 	s.open = true
 	if node != nil {
-		x.Subst = append(x.Subst, node)
+		s.addNode(x, node)
 	}
 }
 
@@ -144,6 +169,10 @@ func (s *wstate) splitLit(text, ifs string) {
 	}
 	s.lit(text[start:], false)
 }
+
+// dynAlt is the one alternative of an expansion only known at run time. It is shared: nothing writes to
+// its element, and appending to it copies it (its capacity is its length).
+var dynAlt = []alt{{dyn: true}}
 
 // alt is one possible value of an expansion.
 type alt struct {
@@ -269,10 +298,17 @@ func plainText(s string) bool {
 	return true
 }
 
-// expandConfig is an empty configuration for mvdan.cc/sh/v3/expand: no variables, no command substitution.
-// Passing nil instead is not safe for concurrent use: expand then fills in a package-level configuration
-// in place (a data race found by TestConcurrentChecks under -race, mvdan.cc/sh v3.14.1).
-func expandConfig() *expand.Config { return &expand.Config{} }
+// config is the arena's empty configuration for mvdan.cc/sh/v3/expand: no variables, no command
+// substitution. expand fills in a configuration in place on first use, so it is the arena's own (one
+// goroutine's), made once: passing nil instead is not safe for concurrent use, expand then filling in a
+// package-level configuration (a data race found by TestConcurrentChecks under -race, mvdan.cc/sh v3.14.1).
+func (ev evaluator) config() *expand.Config {
+	ar := ev.sc.arena
+	if ar.cfg == nil {
+		ar.cfg = &expand.Config{}
+	}
+	return ar.cfg
+}
 
 // word expands one word into its alternatives, each a list of fields.
 func (ev evaluator) word(w *syntax.Word, limit int) [][]Field {
@@ -440,7 +476,7 @@ func (ev evaluator) parts(states []*wstate, parts []syntax.WordPart, ctx wordCtx
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {
-				v, _, _ = expand.Format(expandConfig(), v, nil)
+				v, _, _ = expand.Format(ev.config(), v, nil)
 				v, _, _ = strings.Cut(v, "\x00")
 			}
 			for _, s := range states {
@@ -512,10 +548,10 @@ func litPieces(s *wstate, v string, quoted bool) {
 // apply adds one expansion's alternatives to every state, forking states per alternative.
 func (ev evaluator) apply(states []*wstate, alts []alt, ctx wordCtx, node syntax.Node, limit int) []*wstate {
 	if len(alts) == 0 {
-		alts = []alt{{dyn: true}}
+		alts = dynAlt
 	}
 	if len(states)*len(alts) > limit && len(alts) > 1 {
-		alts = []alt{{dyn: true}}
+		alts = dynAlt
 	}
 	ifs := ""
 	if !ctx.quoted && !ctx.noSplit {
@@ -570,7 +606,7 @@ func (ev evaluator) apply(states []*wstate, alts []alt, ctx wordCtx, node syntax
 // param expands ${...}.
 func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 	if pe.Param == nil || pe.Names != 0 || pe.Width || pe.IsSet || len(pe.Modifiers) > 0 || pe.NestedParam != nil {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	var base []alt
 	if pe.Excl && pe.Index == nil {
@@ -588,7 +624,7 @@ func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 	if !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
 		// No operator: every value as it is (paramOp would return each unchanged).
 		if len(base) > MaxAlts {
-			return []alt{{dyn: true}}
+			return dynAlt
 		}
 		return base
 	}
@@ -598,13 +634,13 @@ func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 	}
 	out = dedupe(out)
 	if len(out) > MaxAlts {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	return out
 }
 
 func (ev evaluator) paramOp(pe *syntax.ParamExp, b alt) []alt {
-	dyn := []alt{{dyn: true}}
+	dyn := dynAlt[:1:1]
 	if b.multi {
 		if !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
 			return []alt{b}
@@ -675,7 +711,7 @@ func (ev evaluator) paramOp(pe *syntax.ParamExp, b alt) []alt {
 }
 
 func (ev evaluator) paramExp(x *syntax.Expansion, b alt) []alt {
-	dyn := []alt{{dyn: true}}
+	dyn := dynAlt[:1:1]
 	word := func() []alt {
 		var out []alt
 		for _, f := range ev.doc(x.Word, wordCtx{}, MaxAlts) {
@@ -745,7 +781,7 @@ func (ev evaluator) paramExp(x *syntax.Expansion, b alt) []alt {
 		case "u":
 			return []alt{{val: changeCase(b.val, syntax.UpperFirst)}}
 		case "E":
-			v, _, _ := expand.Format(expandConfig(), b.val, nil)
+			v, _, _ := expand.Format(ev.config(), b.val, nil)
 			v, _, _ = strings.Cut(v, "\x00")
 			return []alt{{val: v}}
 		}
@@ -872,11 +908,11 @@ func replacePattern(v, pat, with string, all bool) (string, bool) {
 // cmdSubst expands $(...) when it only echoes or printfs constant text.
 func (ev evaluator) cmdSubst(cs *syntax.CmdSubst) []alt {
 	if len(cs.Stmts) != 1 {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	out, ok := ev.staticOutput(cs.Stmts[0])
 	if !ok {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	var alts []alt
 	for _, o := range out {
@@ -891,12 +927,29 @@ func (ev evaluator) staticOutput(st *syntax.Stmt) ([]string, bool) {
 	if !ok || len(call.Args) == 0 || st.Background || len(st.Redirs) > 0 || st.Negated {
 		return nil, false
 	}
+	if f, ok := ev.oneField(call.Args[0]); ok && f.Val != "echo" && f.Val != "printf" {
+		return nil, false // a command named in plain text: no need to expand its arguments
+	}
 	var outs []string
-	for _, argv := range ev.words(call.Args) {
+	var vbuf [8]string
+	one, alts := ev.wordsInto(ev.sc.arena.lines.Alloc()[:0], call.Args)
+	n := len(alts)
+	if alts == nil {
+		n = 1
+	}
+	for k := range n {
+		argv := one
+		if alts != nil {
+			argv = alts[k]
+		}
 		if len(argv) == 0 {
 			return nil, false
 		}
-		vals := make([]string, len(argv))
+		vals := vbuf[:0]
+		if len(argv) > len(vbuf) {
+			vals = make([]string, len(argv))
+		}
+		vals = vals[:len(argv)]
 		for i, f := range argv {
 			if f.Dyn {
 				return nil, false
@@ -924,7 +977,7 @@ func (ev evaluator) staticOutput(st *syntax.Stmt) ([]string, bool) {
 			format, args := vals[1], vals[2:]
 			var b strings.Builder
 			for {
-				s, n, err := expand.Format(expandConfig(), format, args)
+				s, n, err := expand.Format(ev.config(), format, args)
 				if err != nil {
 					return nil, false
 				}
@@ -948,7 +1001,7 @@ func (ev evaluator) arith(x syntax.ArithmExpr) []alt {
 	if n, ok := ev.arithInt(x); ok {
 		return []alt{{val: strconv.Itoa(n)}}
 	}
-	return []alt{{dyn: true}}
+	return dynAlt
 }
 
 func (ev evaluator) arithInt(x syntax.ArithmExpr) (int, bool) {
@@ -972,7 +1025,7 @@ func (ev evaluator) arithInt(x syntax.ArithmExpr) (int, bool) {
 	if !constant {
 		return 0, false
 	}
-	n, err := expand.Arithm(expandConfig(), x)
+	n, err := expand.Arithm(ev.config(), x)
 	return n, err == nil
 }
 

@@ -17,9 +17,24 @@ type Scope struct {
 }
 
 // Init makes sc the scope of the script src, whose variables extend parent's (nil for a top-level
-// script); its expansions use ar until ar is reset. A Scope must not be copied after Init.
+// script); its expansions use ar until ar is reset. A Scope may be initialised again once nothing uses its
+// Vars (the scripts nested in it are done): it then reuses its memory. A Scope must not be copied.
 func (sc *Scope) Init(ar *Arena, src string, parent *Vars) {
-	*sc = Scope{src: src, vars: newVarTable(parent), arena: ar}
+	vars := sc.vars
+	if vars == nil {
+		vars = &Vars{}
+	}
+	vars.reset(parent)
+	*sc = Scope{src: src, vars: vars, arena: ar}
+}
+
+// Clear drops what the scope holds of its script (source, variables), keeping its memory for the next
+// Init.
+func (sc *Scope) Clear() {
+	if sc.vars != nil {
+		sc.vars.reset(nil)
+	}
+	sc.src, sc.arena = "", nil
 }
 
 // Vars is the scope's variable table (the parent of a nested script's).
@@ -171,14 +186,14 @@ func (sc *Scope) callAssigns(call *syntax.CallExpr) bool {
 // lookup returns a variable's possible values.
 func (sc *Scope) lookup(name string, index syntax.ArithmExpr) []alt {
 	if !syntax.ValidName(name) {
-		return []alt{{dyn: true}} // $1, $@, $?, $$ ...
+		return dynAlt // $1, $@, $?, $$ ...
 	}
 	vals, arrays, unknown, assigned := sc.vars.get(name)
 	if !assigned {
 		if name == "IFS" {
 			return []alt{{val: " \t\n"}}
 		}
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	var out []alt
 	all, idx := false, -1
@@ -217,7 +232,7 @@ func (sc *Scope) lookup(name string, index syntax.ArithmExpr) []alt {
 	}
 	out = dedupe(out)
 	if len(out) > MaxAlts {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	return out
 }

@@ -12,8 +12,12 @@ type Vars struct {
 	parent  *Vars
 }
 
-func newVarTable(parent *Vars) *Vars {
-	return &Vars{parent: parent}
+// reset empties the table, keeping its maps' memory, and makes it extend parent.
+func (t *Vars) reset(parent *Vars) {
+	clear(t.vals)
+	clear(t.arrays)
+	clear(t.unknown)
+	t.parent = parent
 }
 
 func (t *Vars) get(name string) (vals []string, arrays [][]string, unknown, assigned bool) {
