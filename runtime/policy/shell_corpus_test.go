@@ -8,8 +8,8 @@ import (
 
 // The shell-parsing policy's corpora. These are strings: no test ever runs them.
 
-// TestShellCorpus prints the shell policy's catch rate on the bypass corpus and its false-positive rate on
-// the benign corpus, and fails below 95% caught or above 0 false positives.
+// TestShellCorpus requires every bypass of the corpus blocked and no benign command blocked, and prints the
+// rates.
 func TestShellCorpus(t *testing.T) {
 	c := compileFragment(t, "shell")["shell_guard"]
 	if len(shellcorpus.Bypasses) < 60 || len(shellcorpus.Benign) < 60 {
@@ -20,25 +20,17 @@ func TestShellCorpus(t *testing.T) {
 		if v := c.Check(b.Cmd); !v.Allowed {
 			caught++
 		} else {
-			t.Logf("missed (%s): %q", b.Category, b.Cmd)
+			t.Errorf("bypass not blocked (%s): %q", b.Category, b.Cmd)
 		}
 	}
 	fp := 0
 	for _, cmd := range shellcorpus.Benign {
 		if v := c.Check(cmd); !v.Allowed {
 			fp++
-			t.Logf("false positive: %q: %s", cmd, v.Message)
+			t.Errorf("benign command blocked: %q: %s", cmd, v.Message)
 		}
 	}
-	catch := float64(caught) / float64(len(shellcorpus.Bypasses)) * 100
-	fpr := float64(fp) / float64(len(shellcorpus.Benign)) * 100
-	t.Logf("shell_guard: caught %d/%d bypasses (%.1f%%), %d/%d false positives (%.1f%%)", caught, len(shellcorpus.Bypasses), catch, fp, len(shellcorpus.Benign), fpr)
-	if catch < 95 {
-		t.Errorf("catch rate %.1f%% < 95%%", catch)
-	}
-	if fp > 0 {
-		t.Errorf("%d false positives", fp)
-	}
+	t.Logf("shell_guard: caught %d/%d bypasses, %d/%d benign commands blocked", caught, len(shellcorpus.Bypasses), fp, len(shellcorpus.Benign))
 }
 
 // TestShellXargs pins how xargs options are read (GNU findutils 4.9): -e, -l and -i take only an attached
