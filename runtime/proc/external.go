@@ -63,7 +63,7 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		Dir:   s.Dir,
 		Env:   env,
 		Files: []*os.File{stdin, stdout, stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   &syscall.SysProcAttr{Setpgid: !s.Session, Setsid: s.Session},
 	})
 	if err != nil {
 		files.abort()
