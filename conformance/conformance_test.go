@@ -8,13 +8,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
 
-// Every built-in variant conforms to itself: run in process, and served over the wire protocol by
-// ServeWire in another process (what `agentbash target` runs), which is trusted with the policy examples
-// as written.
-func TestBuiltinsConform(t *testing.T) {
+// runT runs the suite as subtests of t, as conformancetest.Run does (which this package cannot import).
+func runT(t *testing.T, v *spec.Variant, target Target, opts ...Option) *Report {
+	t.Helper()
+	s, err := Open(t.Context(), v, target, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			res := s.Run(t.Context(), c)
+			switch res.Status {
+			case Skip:
+				t.Skip(res.Reason)
+			case Fail:
+				t.Error(res.Text())
+			}
+		})
+	}
+	r := s.Close()
+	if r.CloseError != "" {
+		t.Errorf("closing %s: %s", target.Name(), r.CloseError)
+	}
+	return r
+}
+
+// Harness test (our runtime against itself, not a check of any other implementation): every built-in
+// variant run in process, and served over the wire protocol by serve.ServeWire in another process (what
+// `agentbash serve -transport wire` runs), trusted with the blocked commands as written, gives the
+// reference's answers. It checks the suite, the masking and the protocol, not the contract.
+func TestHarnessBuiltinsAgainstThemselves(t *testing.T) {
 	for _, id := range variants.IDs() {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
@@ -28,8 +55,8 @@ func TestBuiltinsConform(t *testing.T) {
 				{"wire", fakeTarget("wire", id), []Option{Trusted()}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					r := Run(t, v, tc.target, tc.opts...)
-					if r.Passed == 0 || !strings.HasSuffix(r.Summary(), "passed, 0 failed\n") {
+					r := runT(t, v, tc.target, tc.opts...)
+					if r.Passed == 0 || r.Failed != 0 || !strings.Contains(r.Summary(), "passed, 0 failed") {
 						t.Errorf("summary:\n%s", r.Summary())
 					}
 				})
@@ -38,9 +65,9 @@ func TestBuiltinsConform(t *testing.T) {
 	}
 }
 
-// The MCP target drives an MCP server over stdio; codegensandbox is an MCP server upstream, so its
-// errors are all ToolError and every case can agree.
-func TestMCPTarget(t *testing.T) {
+// Harness test: the MCP stdio target drives our MCP server (serve.MCP) through the SDK's client, the
+// error class travelling in _meta.
+func TestHarnessMCPTarget(t *testing.T) {
 	t.Parallel()
 	v := mustVariant(t, "codegensandbox")
 	// A server is started per case: a dozen cases are enough to show the mapping.
@@ -50,7 +77,7 @@ func TestMCPTarget(t *testing.T) {
 		"Bash/missing command": true, "Bash/run in background": true, "BashOutput/unknown shell id": true,
 		"KillShell/missing shell id": true,
 	}
-	r := Run(t, v, MCP(fakeTarget("mcp", "codegensandbox").Argv...), Filter(func(c Case) bool { return some[c.Name] }))
+	r := runT(t, v, MCP(fakeTarget("mcp", "codegensandbox").Argv...), Filter(func(c Case) bool { return some[c.Name] }))
 	if r.Passed != len(some) {
 		t.Errorf("want %d cases passed:\n%s", len(some), r.Summary())
 	}
@@ -78,8 +105,8 @@ func TestPolicyCases(t *testing.T) {
 		}
 	}
 	for _, unsafe := range []string{"bash/policy deny allows: rm -r -f /nonexistent-agentbash-conformance", "bash/policy deny allows: git status"} {
-		if _, ok := names[unsafe]; ok {
-			t.Errorf("case %q sends an allowed example that is not provably harmless", unsafe)
+		if c, ok := names[unsafe]; !ok || !strings.Contains(c.Skip, "not provably harmless") {
+			t.Errorf("case %q: an allowed example that is not provably harmless must be listed as skipped: %+v", unsafe, c)
 		}
 	}
 	if c := names["bash/policy deny blocks: sudo -n true"]; c.Hazard == "" {
@@ -96,10 +123,10 @@ func TestPolicyCases(t *testing.T) {
 		skipped          int
 		failingSubstring string
 	}{
-		{name: "in process (trusted)", target: InProcess(v), passed: 9},
-		{name: "wire (untrusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), passed: 6, skipped: 3},
-		{name: "wire (trusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), opts: []Option{Trusted()}, passed: 9},
-		{name: "no policy (untrusted)", target: fakeTarget("nopolicy", "testdata/guarded.yaml"), passed: 3, failed: 3, skipped: 3,
+		{name: "in process (trusted)", target: InProcess(v), passed: 9, skipped: 2},
+		{name: "wire (untrusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), passed: 6, skipped: 5},
+		{name: "wire (trusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), opts: []Option{Trusted()}, passed: 9, skipped: 2},
+		{name: "no policy (untrusted)", target: fakeTarget("nopolicy", "testdata/guarded.yaml"), passed: 3, failed: 3, skipped: 5,
 			failingSubstring: "want the error ValueError: Blocked:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

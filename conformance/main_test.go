@@ -1,16 +1,17 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/serve"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -18,14 +19,14 @@ import (
 // The test binary doubles as the targets under test: started as `<test binary> conformance-fake MODE
 // VARIANT`, it serves VARIANT (an id, or a spec file) in one of these modes:
 //
-//	wire      ServeWire, as `agentbash target` does
-//	mcp       ServeMCP
-//	nopolicy  ServeWire on the spec with its policy checks removed (runs what it is sent)
-//	marker    ServeWire, with "[output truncated]" written "[truncated]" in every answer
-//	exitcode  ServeWire, with the exit code 3 reported as 1
-//	hang      ServeWire, but never answers a request whose command is "echo hello"
-//	crash     ServeWire, but dies (exit status 2, a panic message on stderr) on a command with "oops"
-//	garbage   ServeWire, but answers "echo hello" with a line that is not JSON
+//	wire      serve.ServeWire on a pool, as `agentbash serve -transport wire` does
+//	mcp       the MCP server over stdio, as `agentbash serve` does (in its working directory)
+//	nopolicy  wire, on the spec with its policy checks removed (runs what it is sent)
+//	marker    wire, with "[output truncated]" written "[truncated]" in every answer
+//	exitcode  wire, with the exit code 3 reported as 1
+//	hang      wire, but never answers a request whose command is "echo hello"
+//	crash     wire, but dies (exit status 2, a panic message on stderr) on a command with "oops"
+//	garbage   wire, but answers "echo hello" with a line that is not JSON, and never with an answer
 //	dead      exits at once with status 3
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "conformance-fake" {
@@ -46,6 +47,27 @@ func loadAny(name string) (*spec.Variant, error) {
 	return variants.Spec(name)
 }
 
+// syncWriter makes each Write whole among concurrent writers.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// commandOf reads the command parameter of a request.
+func commandOf(params json.RawMessage) string {
+	var p struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Command
+}
+
 func fake(mode, name string) int {
 	v, err := loadAny(name)
 	if err != nil {
@@ -54,14 +76,15 @@ func fake(mode, name string) int {
 	}
 	ctx := context.Background()
 	switch mode {
-	case "wire":
-		if err := ServeWire(ctx, v, os.Stdin, os.Stdout); err != nil {
+	case "mcp":
+		wd, _ := os.Getwd()
+		eng, err := runtime.New(v, runtime.WithWorkspace(wd))
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "fake:", err)
 			return 1
 		}
-		return 0
-	case "mcp":
-		if err := ServeMCP(ctx, v, os.Stdin, os.Stdout); err != nil {
+		defer eng.Close()
+		if err := serve.NewMCP(v, eng, nil).ServeStdio(ctx, os.Stdin, os.Stdout, 0); err != nil {
 			fmt.Fprintln(os.Stderr, "fake:", err)
 			return 1
 		}
@@ -83,63 +106,33 @@ func fake(mode, name string) int {
 		}
 		v = &cp
 	}
-
-	// The other modes filter the requests and answers of ServeWire.
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeWire(ctx, v, inR, outW)
-		outW.Close()
-	}()
-	answered := make(chan string)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		r := bufio.NewReaderSize(outR, 1<<20)
-		for {
-			line, err := r.ReadString('\n')
-			if line != "" {
-				answered <- line
-			}
-			if err != nil {
-				close(answered)
-				return
-			}
+	out := &syncWriter{w: os.Stdout}
+	pool := serve.NewPool(v, serve.PoolOptions{})
+	defer pool.Close()
+	backend := serve.BackendFunc(func(ctx context.Context, ws, tool string, params json.RawMessage) (json.RawMessage, error) {
+		cmd := commandOf(params)
+		switch {
+		case mode == "hang" && cmd == "echo hello":
+			<-ctx.Done() // the suite must kill us
+			return nil, ctx.Err()
+		case mode == "crash" && strings.Contains(cmd, "oops"):
+			fmt.Fprintln(os.Stderr, "panic: simulated crash")
+			os.Exit(2)
+		case mode == "garbage" && cmd == "echo hello":
+			fmt.Fprintln(out, "hello from a target that forgot the protocol")
+			<-ctx.Done()
+			return nil, ctx.Err()
 		}
+		res, err := pool.Call(ctx, ws, tool, params)
+		switch mode {
+		case "marker":
+			res = json.RawMessage(strings.ReplaceAll(string(res), "[output truncated]", "[truncated]"))
+		case "exitcode":
+			res = json.RawMessage(strings.ReplaceAll(string(res), `"exit_code":3`, `"exit_code":1`))
+		}
+		return res, err
 	})
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
-	for {
-		req, err := in.ReadString('\n')
-		if req != "" {
-			switch {
-			case mode == "hang" && strings.Contains(req, `"command":"echo hello"`):
-				time.Sleep(time.Hour) // the suite must kill us
-			case mode == "crash" && strings.Contains(req, "oops"):
-				fmt.Fprintln(os.Stderr, "panic: simulated crash")
-				return 2
-			case mode == "garbage" && strings.Contains(req, `"command":"echo hello"`):
-				fmt.Fprintln(os.Stdout, "hello from a target that forgot the protocol")
-				continue
-			}
-			if _, err := io.WriteString(inW, req); err != nil {
-				return 1
-			}
-			ans := <-answered
-			switch mode {
-			case "marker":
-				ans = strings.ReplaceAll(ans, "[output truncated]", "[truncated]")
-			case "exitcode":
-				ans = strings.ReplaceAll(ans, `"exit_code":3`, `"exit_code":1`)
-			}
-			os.Stdout.WriteString(ans)
-		}
-		if err != nil {
-			break
-		}
-	}
-	inW.Close()
-	wg.Wait()
-	if err := <-served; err != nil {
+	if err := serve.ServeWire(ctx, backend, os.Stdin, out, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "fake:", err)
 		return 1
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -74,7 +77,7 @@ func TestConformanceCommand(t *testing.T) {
 			name:     "policy examples as written are skipped on an untrusted target",
 			args:     append([]string{"toolregistry", "-run", "policy", "--"}, targetArgv("toolregistry")...),
 			code:     0,
-			contains: []string{"SKIP bash/policy toolregistry_deny blocks: rm -rf /: not sent", ", 0 failed, 9 skipped\n"},
+			contains: []string{"SKIP bash/policy toolregistry_deny blocks: rm -rf /: not sent", ", 0 failed, 26 skipped\n"},
 		},
 		{name: "no target", args: []string{"rye", "--"}, code: 2},
 		{name: "no dashes", args: []string{"rye", "agentbash"}, code: 2},
@@ -107,14 +110,29 @@ func TestTargetCommand(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	req, _ := json.Marshal(map[string]any{"id": 7, "tool": "bash", "params": map[string]string{"command": "echo hi"}, "workspace": ws})
-	var out, errb bytes.Buffer
-	if code := cmdTarget([]string{"rye"}, bytes.NewReader(append(req, '\n')), &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	// The input stays open until the answer is in: at its end the calls in flight are cancelled.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- cmdTarget([]string{"rye"}, inR, outW, &errb)
+		outW.Close()
+	}()
+	inW.Write(append(req, '\n'))
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d: %s", c, errb.String())
 	}
 	want := `{"id":7,"result":{"success":true,"output":"hi\n","stdout":"hi\n","stderr":"","exit_code":0,"truncated":false}}` + "\n"
-	if out.String() != want {
-		t.Errorf("got %s\nwant %s", out.String(), want)
+	if line != want {
+		t.Errorf("got %s\nwant %s", line, want)
 	}
+	var out bytes.Buffer
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -122,5 +140,24 @@ func TestTargetCommand(t *testing.T) {
 		if code := cmdTarget(tc.args, strings.NewReader(""), &out, &errb); code != tc.code {
 			t.Errorf("cmdTarget(%q) = %d, want %d", tc.args, code, tc.code)
 		}
+	}
+}
+
+// The command does not link package testing (conformancetest has the go test entry point).
+func TestNoTestingDependency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "testing" {
+			t.Fatal("cmd/agentbash depends on package testing")
+		}
+	}
+	if !strings.Contains(string(out), "github.com/agentbash/agentbash/conformance\n") {
+		t.Fatalf("go list printed no conformance package:\n%s", out)
 	}
 }

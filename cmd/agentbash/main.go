@@ -6,8 +6,9 @@
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
 //	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-//	agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
-//	agentbash target VARIANT|SPEC.yaml
+//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
+//	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
+//	agentbash target VARIANT|SPEC.yaml  (serve -transport wire)
 //
 // The command is thin: flags and wiring; the work is in spec, runtime and variants.
 package main
@@ -38,8 +39,9 @@ const usage = `usage:
   agentbash spec schema
   agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
   agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-  agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
-  agentbash target VARIANT|SPEC.yaml
+  agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
+  agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
+  agentbash target VARIANT|SPEC.yaml  (serve -transport wire)
 `
 
 // Main runs the CLI with args and returns the exit code.
@@ -62,6 +64,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return cmdGen(args[1:], stdout, stderr)
 	case "conformance":
 		return cmdConformance(args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(args[1:], os.Stdin, stdout, stderr)
 	case "target":
 		return cmdTarget(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "--help":
