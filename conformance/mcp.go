@@ -77,7 +77,37 @@ type mcpServer struct {
 	waitErr error
 	tail    *tailBuffer
 	session *mcp.ClientSession
+	cancel  context.CancelFunc
 	stderrW sync.WaitGroup
+}
+
+// connectMCP connects a client session within ctx's deadline; the session itself lives until the returned
+// cancel (an SSE client's event stream is bound to the context it connected with).
+func connectMCP(ctx context.Context, t mcp.Transport) (*mcp.ClientSession, context.CancelFunc, error) {
+	life, cancel := context.WithCancel(context.Background())
+	type result struct {
+		s   *mcp.ClientSession
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := mcp.NewClient(clientInfo, nil).Connect(life, t, nil)
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			cancel()
+			return nil, nil, r.err
+		}
+		return r.s, cancel, nil
+	case <-ctx.Done():
+		cancel()
+		if r := <-ch; r.s != nil {
+			r.s.Close()
+		}
+		return nil, nil, ctx.Err()
+	}
 }
 
 var clientInfo = &mcp.Implementation{Name: "agentbash-conformance", Version: "1"}
@@ -143,7 +173,7 @@ func (c *mcpStdioConn) server(ctx context.Context, ws string) (*mcpServer, error
 		close(s.exited)
 	}()
 	t := &mcp.IOTransport{Reader: jsonLines(outR, c.warn), Writer: stdin, MaxLineLength: -1}
-	s.session, err = mcp.NewClient(clientInfo, nil).Connect(ctx, t, nil)
+	s.session, s.cancel, err = connectMCP(ctx, t)
 	if err != nil {
 		s.stop(time.Second)
 		return nil, fmt.Errorf("MCP server (pid %d) did not complete the initialize handshake: %v%s", cmd.Process.Pid, err, tailNote(s.tail))
@@ -156,6 +186,7 @@ func (c *mcpStdioConn) server(ctx context.Context, ws string) (*mcpServer, error
 func (s *mcpServer) stop(wait time.Duration) bool {
 	if s.session != nil {
 		_ = s.session.Close()
+		s.cancel()
 	}
 	_ = s.stdin.Close()
 	if wait <= 0 {
@@ -279,6 +310,7 @@ type mcpURLConn struct {
 	m       *MCPURLTarget
 	mu      sync.Mutex
 	session *mcp.ClientSession
+	cancel  context.CancelFunc
 }
 
 func (c *mcpURLConn) connect(ctx context.Context) error {
@@ -286,11 +318,11 @@ func (c *mcpURLConn) connect(ctx context.Context) error {
 	if c.m.SSE {
 		t = &mcp.SSEClientTransport{Endpoint: c.m.URL}
 	}
-	s, err := mcp.NewClient(clientInfo, nil).Connect(ctx, t, nil)
+	s, cancel, err := connectMCP(ctx, t)
 	if err != nil {
 		return fmt.Errorf("conformance: connecting to %s: %w", c.m.URL, err)
 	}
-	c.session = s
+	c.session, c.cancel = s, cancel
 	return nil
 }
 
@@ -310,6 +342,7 @@ func (c *mcpURLConn) Call(ctx context.Context, req Request) (Answer, error) {
 		c.mu.Lock()
 		if c.session == s {
 			_ = s.Close()
+			c.cancel()
 			c.session = nil
 		}
 		c.mu.Unlock()
@@ -327,6 +360,7 @@ func (c *mcpURLConn) Close() error {
 		return nil
 	}
 	err := c.session.Close()
+	c.cancel()
 	c.session = nil
 	return err
 }

@@ -137,6 +137,10 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 		s.o.parallel = 1
 	}
 	s.report = &Report{Variant: v.ID, Target: target.Name()}
+	if s.fixedWS != "" && len(s.fixedWS) < len(s.workspace(1, 'r')) {
+		s.report.Warnings = append(s.report.Warnings, fmt.Sprintf("the target's workspace %s is shorter than the reference's %s: a result that shows the path and is cut at a limit may be cut elsewhere (serve a longer path)",
+			s.fixedWS, s.workspace(1, 'r')))
+	}
 	return s, nil
 }
 
@@ -242,8 +246,11 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	s.n++
 	n := s.n
 	s.mu.Unlock()
-	ref := &side{ws: filepath.Join(s.root, fmt.Sprintf("r%04d", n))}
-	tgt := &side{ws: filepath.Join(s.root, fmt.Sprintf("t%04d", n))}
+	// Each case has its own directory of workspaces, so that what a command sees of the workspace's parent
+	// (ls -la ..) does not depend on the cases running beside it.
+	ref := &side{ws: s.workspace(n, 'r')}
+	tgt := &side{ws: s.workspace(n, 't')}
+	defer os.RemoveAll(filepath.Dir(ref.ws))
 	if s.fixedWS != "" {
 		tgt.ws = s.fixedWS
 		if err := emptyDir(tgt.ws); err != nil {
@@ -262,8 +269,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	}
 	params := c.Params
 	if c.Size != nil {
-		probe := filepath.Join(s.root, fmt.Sprintf("p%04d", n))
-		defer os.RemoveAll(probe)
+		probe := s.workspace(n, 'p')
 		p, err := s.calibrate(ctx, c, probe)
 		if err != nil {
 			res.Status, res.Reason = Fail, "calibrating the output size on the reference: "+err.Error()
@@ -353,6 +359,18 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		res.Want, res.Got = shown(want), shown(got)
 	}
 	return res
+}
+
+// workspace is the path of case n's workspace of a kind (r the reference's, t the target's, p a probe):
+// <root>/<n>/<kind>, padded so that it is as long as the target's fixed workspace, when it has one (a
+// result that shows the path, then cut at a limit, is cut at the same place).
+func (s *Session) workspace(n int, kind byte) string {
+	dir := filepath.Join(s.root, fmt.Sprintf("%04d", n))
+	name := string(kind)
+	if pad := len(s.fixedWS) - len(dir) - 1 - len(name); s.fixedWS != "" && pad > 0 {
+		name += strings.Repeat("_", pad)
+	}
+	return filepath.Join(dir, name)
 }
 
 // calibrate chooses a sized case's count: it runs the reference on a probe workspace with a small count,

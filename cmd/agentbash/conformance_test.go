@@ -30,13 +30,14 @@ func targetArgv(args ...string) []string {
 
 var countsLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed(, \d+ skipped)?\n\z`)
 
-// Every built-in variant passes the suite against `agentbash target <id>`.
+// Harness test (our runtime against itself): every built-in variant passes the whole suite against
+// `agentbash serve <id> -transport wire`, four cases at a time.
 func TestConformanceCommandOnBuiltins(t *testing.T) {
 	for _, id := range variants.IDs() {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
 			var out, errb bytes.Buffer
-			args := append([]string{id, "-trusted", "--"}, targetArgv(id)...)
+			args := append([]string{id, "-trusted", "-parallel", "4", "--"}, os.Args[0], "agentbash-main", "serve", id, "-transport", "wire")
 			code := cmdConformance(args, &out, &errb)
 			m := countsLine.FindStringSubmatch(out.String())
 			if code != 0 || m == nil || m[2] != "0" || m[1] == "0" {
@@ -44,6 +45,40 @@ func TestConformanceCommandOnBuiltins(t *testing.T) {
 			}
 			t.Logf("%s: %s", id, strings.TrimSpace(m[0]))
 		})
+	}
+}
+
+// mcpSubset are the cases run through each MCP transport: a server per case (stdio) or one workspace for
+// all (HTTP, SSE) makes the whole suite slow there, and the wire transport runs it all.
+const mcpSubset = `/(stdout only|stderr only|non-zero exit|invalid UTF-8|unicode|CRLF line endings|empty command|missing command|` +
+	`command of the wrong type|stdout at limit\+1.*|output at limit\+1.*|result at limit\+1.*|workdir relative|workdir missing|` +
+	`policy .*\(guarded\).*|unknown shell id|missing shell id|missing description)$`
+
+// Harness test: the suite passes for every built-in through MCP over stdio, streamable HTTP and SSE
+// against `agentbash serve`, the error classes travelling in _meta.
+func TestConformanceThroughMCP(t *testing.T) {
+	for _, transport := range []string{"stdio", "http", "sse"} {
+		for _, id := range variants.IDs() {
+			t.Run(transport+"/"+id, func(t *testing.T) {
+				t.Parallel()
+				args := []string{id, "-trusted", "-run", mcpSubset}
+				switch transport {
+				case "stdio":
+					args = append(args, "-mcp", "--", os.Args[0], "agentbash-main", "serve", id, "-workspace", "{workspace}")
+				default:
+					ws := t.TempDir()
+					url, _ := startHTTP(t, id, transport, ws, newMarker(t))
+					args = append(args, "-mcp-"+transport, url, "-workspace", ws)
+				}
+				var out, errb bytes.Buffer
+				code := cmdConformance(args, &out, &errb)
+				m := countsLine.FindStringSubmatch(out.String())
+				if code != 0 || m == nil || m[2] != "0" || m[1] == "0" {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+				}
+				t.Logf("%s %s: %s", transport, id, strings.TrimSpace(m[0]))
+			})
+		}
 	}
 }
 

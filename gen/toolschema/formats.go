@@ -3,6 +3,7 @@ package toolschema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentbash/agentbash/internal/jsonenc"
@@ -58,6 +59,9 @@ func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 
 // Definitions writes the tools of v, the primary one first, as one JSON array (indented) in the format.
 func Definitions(v *spec.Variant, f Format) ([]byte, error) {
+	if !slices.Contains(Formats(), f) {
+		return nil, fmt.Errorf("toolschema: unknown format %q (formats: %s)", f, formatList())
+	}
 	var out []any
 	for i := range v.Tools {
 		t := &v.Tools[i]
@@ -95,8 +99,6 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				InputSchema json.RawMessage `json:"inputSchema"`
 				Annotations Annotations     `json:"annotations"`
 			}{t.Name, t.Description, in, ToolAnnotations(v, t)})
-		default:
-			return nil, fmt.Errorf("toolschema: unknown format %q (formats: %s)", f, formatList())
 		}
 	}
 	b, err := jsonenc.MarshalIndent(out, "", "  ")
