@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"path"
 	"slices"
@@ -81,9 +80,9 @@ type Entry struct {
 // the reference renders a probe with a small count, and the count is chosen so that the rendered text is
 // Want units long (bytes or chars).
 type Sizing struct {
-	Unit  string `json:"unit"`
-	Want  int    `json:"want"`
-	Fixed int    `json:"fixed"`
+	Unit  spec.SizeUnit `json:"unit"`
+	Want  int           `json:"want"`
+	Fixed int           `json:"fixed"`
 }
 
 // field is one parameter of a call, kept in order.
@@ -113,37 +112,22 @@ func object(fs ...field) json.RawMessage {
 type toolInfo struct {
 	v     *spec.Variant
 	t     *spec.Tool
-	roles map[string]*spec.Param
 	grace time.Duration
 }
 
 func newToolInfo(v *spec.Variant, t *spec.Tool) *toolInfo {
-	ti := &toolInfo{v: v, t: t, roles: map[string]*spec.Param{}, grace: 500 * time.Millisecond}
-	for i := range t.Params {
-		p := &t.Params[i]
-		if p.Role != "" && p.Role != "none" {
-			ti.roles[string(p.Role)] = p
-		}
-	}
-	if d, err := time.ParseDuration(v.Shell.Grace); err == nil {
-		ti.grace = d
-	}
-	return ti
+	return &toolInfo{v: v, t: t, grace: v.Shell.GraceDuration()}
 }
 
-func (ti *toolInfo) kind() string {
-	if ti.t.Kind == "" {
-		return "exec"
-	}
-	return string(ti.t.Kind)
-}
+// role returns the tool's parameter with this role, or nil.
+func (ti *toolInfo) role(r spec.Role) *spec.Param { return ti.t.Param(r) }
 
 // params builds a call: the given parameters (by role, or by name for parameters without a role) first in
 // the tool's parameter order, then every other required parameter filled with a plain value.
 func (ti *toolInfo) params(set map[string]any) json.RawMessage {
 	var fs []field
 	for _, p := range ti.t.Params {
-		if v, ok := set[string(p.Role)]; ok && p.Role != "" && p.Role != "none" {
+		if v, ok := set[string(p.Role)]; ok && p.Role != "" && p.Role != spec.RoleNone {
 			if v != omit {
 				fs = append(fs, field{p.Name, v})
 			}
@@ -278,9 +262,9 @@ func Cases(v *spec.Variant) []Case {
 				b.checks = append(b.checks, c)
 			}
 		}
-		switch ti.kind() {
-		case "exec":
-			if ti.roles["command"] == nil {
+		switch ti.t.Kind {
+		case spec.KindExec, "":
+			if ti.role(spec.RoleCommand) == nil {
 				continue
 			}
 			b.group = "basics"
@@ -297,7 +281,7 @@ func Cases(v *spec.Variant) []Case {
 			b.commandChecks()
 			b.group = "policies"
 			b.policies(checkers)
-		case "poll", "kill":
+		case spec.KindPoll, spec.KindKill:
 			b.group = "shell ids"
 			b.shellIDs()
 		}
@@ -335,10 +319,10 @@ func (b *builder) basics() {
 // emit is a shell command writing exactly n units (bytes or chars) of text with distinguishable ends
 // ("<" and ">"; with chars, a two-byte character after "<" and before ">") and no white space, so a head, a
 // tail and a strip are visible. count, when not empty, replaces the filler count (a sized case).
-func emit(n int, unit, count string) string {
+func emit(n int, unit spec.SizeUnit, count string) string {
 	fixed := 2
 	head, tail := `<`, `>`
-	if unit == "chars" {
+	if unit == spec.Chars {
 		fixed, head, tail = 4, `<\303\251`, `\303\251>`
 	}
 	if count == "" {
@@ -350,8 +334,8 @@ func emit(n int, unit, count string) string {
 	return "printf '" + head + "'; head -c " + count + " /dev/zero | tr '\\0' a; printf '" + tail + "'"
 }
 
-func emitFixed(unit string) int {
-	if unit == "chars" {
+func emitFixed(unit spec.SizeUnit) int {
+	if unit == spec.Chars {
 		return 4
 	}
 	return 2
@@ -372,7 +356,7 @@ func (b *builder) limits() {
 			}
 			for _, d := range deltas {
 				n := tr.Limit + d
-				cmd := emit(n, string(tr.Unit), "")
+				cmd := emit(n, tr.Unit, "")
 				if s == "stderr" {
 					cmd = "(" + cmd + ") >&2"
 				}
@@ -382,7 +366,7 @@ func (b *builder) limits() {
 		}
 		if o.Capture == "combined" {
 			half := tr.Limit / 2
-			cmd := emit(half, string(tr.Unit), "") + "; (" + emit(tr.Limit+1-half, string(tr.Unit), "") + ") >&2"
+			cmd := emit(half, tr.Unit, "") + "; (" + emit(tr.Limit+1-half, tr.Unit, "") + ") >&2"
 			b.cmd(fmt.Sprintf("stdout and stderr together at limit+1 (%d %s)", tr.Limit+1, tr.Unit), cmd, nil,
 				Case{NoSurvivors: true})
 		}
@@ -393,16 +377,16 @@ func (b *builder) limits() {
 		}
 	}
 	// Result-level truncation: the whole rendered text is limited, so the output size is calibrated.
-	for _, name := range sortedKeys(b.ti.t.Results.Cases) {
+	for _, name := range b.ti.t.Outcomes() {
 		sh := b.ti.t.Results.Cases[name]
-		if sh.Truncate == nil || sh.Text == nil || (name != "exit" && name != "success") {
+		if sh.Truncate == nil || sh.Text == nil || (name != spec.OutcomeExit && name != spec.OutcomeSuccess) {
 			continue
 		}
 		tr := sh.Truncate
 		for _, d := range []int{-1, 0, 1} {
 			want := tr.Limit + d
-			b.cmd(fmt.Sprintf("result at limit%s (%d %s)", signed(d), want, tr.Unit), emit(0, string(tr.Unit), countToken), nil,
-				Case{NoSurvivors: true, Size: &Sizing{Unit: string(tr.Unit), Want: want, Fixed: emitFixed(string(tr.Unit))},
+			b.cmd(fmt.Sprintf("result at limit%s (%d %s)", signed(d), want, tr.Unit), emit(0, tr.Unit, countToken), nil,
+				Case{NoSurvivors: true, Size: &Sizing{Unit: tr.Unit, Want: want, Fixed: emitFixed(tr.Unit)},
 					About: fmt.Sprintf("output sized so that the %s result is %d %s against a limit of %d", name, want, tr.Unit, tr.Limit)})
 		}
 	}
@@ -450,7 +434,7 @@ func number(p *spec.Param, v float64) any {
 }
 
 func (b *builder) timeouts() {
-	tm, p := b.ti.t.Timeout, b.ti.roles["timeout"]
+	tm, p := b.ti.t.Timeout, b.ti.role(spec.RoleTimeout)
 	if tm == nil || p == nil {
 		return
 	}
@@ -483,7 +467,7 @@ func (b *builder) timeouts() {
 func fmtNum(f float64) string { return fmt.Sprint(f) }
 
 func (b *builder) workdirs() {
-	p := b.ti.roles["workdir"]
+	p := b.ti.role(spec.RoleWorkdir)
 	if p == nil {
 		return
 	}
@@ -508,20 +492,20 @@ func (b *builder) workdirs() {
 }
 
 func (b *builder) otherRoles() {
-	if b.ti.roles["env"] != nil {
+	if b.ti.role(spec.RoleEnv) != nil {
 		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},
 			Case{NoSurvivors: true})
 	}
-	if b.ti.roles["capture"] != nil {
+	if b.ti.role(spec.RoleCapture) != nil {
 		b.cmd("output not captured", "echo hidden; echo hidden-err >&2", map[string]any{"capture": false}, Case{NoSurvivors: true})
 	}
-	if b.ti.roles["background"] != nil {
+	if b.ti.role(spec.RoleBackground) != nil {
 		b.cmd("run in background", "echo started", map[string]any{"background": true}, Case{})
 	}
 }
 
 func (b *builder) commandChecks() {
-	t, p := "tool "+b.ti.t.Name+" ", b.ti.roles["command"].Name
+	t, p := "tool "+b.ti.t.Name+" ", b.ti.role(spec.RoleCommand).Name
 	b.run("empty command", "", nil, Case{NoSurvivors: true, Features: []string{t + "check not_empty " + p, t + "check not_blank " + p}})
 	b.run("blank command", "   ", nil, Case{NoSurvivors: true, Features: []string{t + "check not_blank " + p}})
 	b.run("missing command", "", map[string]any{"command": omit}, Case{NoSurvivors: true, About: "no command parameter",
@@ -550,11 +534,11 @@ func (b *builder) otherChecks(role string) {
 		case ch.NotBlank != "":
 			name, kind, value = ch.NotBlank, "not_blank", "   "
 		}
-		if name == "" || (b.ti.roles["command"] != nil && name == b.ti.roles["command"].Name) {
+		if name == "" || (b.ti.role(spec.RoleCommand) != nil && name == b.ti.role(spec.RoleCommand).Name) {
 			continue
 		}
 		key := name
-		if p := b.ti.roles[role]; p != nil && p.Name == name {
+		if p := b.ti.role(spec.Role(role)); p != nil && p.Name == name {
 			key = role
 		}
 		what := map[string]string{"required": "missing", "not_empty": "empty", "not_blank": "blank"}[kind]
@@ -563,7 +547,7 @@ func (b *builder) otherChecks(role string) {
 			label = strings.ReplaceAll(role, "_", " ")
 		}
 		set := map[string]any{key: value}
-		if r := b.ti.roles["command"]; r != nil {
+		if r := b.ti.role(spec.RoleCommand); r != nil {
 			set["command"] = "echo unreachable"
 		}
 		b.add(Case{Name: what + " " + label, Params: b.ti.params(set), NoSurvivors: true,
@@ -679,4 +663,3 @@ func (b *builder) policies(checkers map[string]policy.Checker) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -197,10 +197,8 @@ func Check(ctx context.Context, v *spec.Variant, target Target, opts ...Option) 
 
 // format is a tool's result format.
 func (s *Session) format(tool string) string {
-	for _, t := range s.v.Tools {
-		if t.Name == tool {
-			return string(t.Results.Format)
-		}
+	if t := s.v.Tool(tool); t != nil {
+		return string(t.Results.Format)
 	}
 	return ""
 }
@@ -394,7 +392,7 @@ func (s *Session) calibrate(ctx context.Context, c Case, probe string) (json.Raw
 		return nil, fmt.Errorf("sized cases need a text result: %w", err)
 	}
 	length := len(text)
-	if c.Size.Unit == "chars" {
+	if c.Size.Unit == spec.Chars {
 		length = utf8.RuneCountInString(text)
 	}
 	count := small + c.Size.Want - length

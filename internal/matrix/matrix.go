@@ -119,7 +119,7 @@ func Of(v *spec.Variant) Column {
 			c.Truncation, c.Marker = kept(tr), marker(tr)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.Results.Cases)) {
+	for _, name := range t.Outcomes() {
 		if tr := t.Results.Cases[name].Truncate; tr != nil {
 			c.Limit = fmt.Sprintf("%d %s of the whole result", tr.Limit, tr.Unit)
 			c.Truncation, c.Marker = kept(tr), marker(tr)
@@ -243,44 +243,11 @@ func background(v *spec.Variant) string {
 func errorKinds(v *spec.Variant) string {
 	raised := map[string]bool{}
 	asResult := false
-	add := func(f *spec.Failure) {
-		switch {
-		case f == nil:
-		case f.Result != "":
+	for _, site := range v.Failures() {
+		if site.Raises() {
+			raised[site.Failure.Type] = true
+		} else {
 			asResult = true
-		case f.Type != "":
-			raised[f.Type] = true
-		}
-	}
-	for _, p := range v.Policies {
-		add(p.Fail)
-	}
-	if b := v.Background; b != nil {
-		add(b.LimitError)
-		add(b.UnknownID)
-	}
-	for i := range v.Tools {
-		t := &v.Tools[i]
-		add(t.InvalidParam)
-		if t.InvalidParam == nil {
-			raised["ValidationError"] = true
-		}
-		for _, ch := range t.Checks {
-			add(ch.Fail)
-		}
-		if t.Timeout != nil {
-			add(t.Timeout.Fail)
-		}
-		if w := t.Workdir; w != nil {
-			add(w.Confine)
-			add(w.MustExist)
-			add(w.MustBeDir)
-		}
-		if t.Output != nil {
-			add(t.Output.DecodeError)
-		}
-		for _, sh := range t.Results.Cases {
-			add(sh.Raise)
 		}
 	}
 	s := strings.Join(slices.Sorted(maps.Keys(raised)), ", ")
@@ -296,7 +263,11 @@ func result(t *spec.Tool) string {
 	case string(r.Format) == "text":
 		return "text"
 	case r.Union:
-		return "JSON object, a union on " + r.Discriminator + " (" + strings.Join(slices.Sorted(maps.Keys(r.Cases)), ", ") + ")"
+		var names []string
+		for _, o := range t.Outcomes() {
+			names = append(names, string(o))
+		}
+		return "JSON object, a union on " + r.Discriminator + " (" + strings.Join(names, ", ") + ")"
 	}
 	fields := map[string]bool{}
 	for _, sh := range r.Cases {

@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/template"
 	"unicode/utf8"
 
@@ -104,7 +103,7 @@ type Data struct {
 
 // parseTemplate compiles a message template with the spec's template functions (goquote is Go's %q).
 func parseTemplate(name, text string) (*template.Template, error) {
-	return template.New(name).Funcs(spec.Funcs).Option("missingkey=error").Parse(text)
+	return spec.ParseTemplateFor(name, text, Data{})
 }
 
 // sampleData fills every field so that compiling a template executes it once and finds unknown fields;
@@ -140,13 +139,13 @@ func (m *message) render(d *Data) string {
 	if m == nil {
 		return d.Reason
 	}
-	var b strings.Builder
-	if err := m.t.Execute(&b, d); err != nil {
+	out, err := spec.Execute(m.t, d)
+	if err != nil {
 		// A template that executed on sample data can still fail on real data (an index out of range);
 		// the command stays blocked and the message says why it is not the declared one.
 		return fmt.Sprintf("command blocked by policy %s (message template failed: %v)", d.Policy, err)
 	}
-	return b.String()
+	return out
 }
 
 // base is what every engine shares: the policy's name, its failure and its default message.
