@@ -662,4 +662,3 @@ func (b *builder) policies(checkers map[string]policy.Checker) {
 		}
 	}
 }
-
