@@ -311,6 +311,7 @@ func (b *builder) basics() {
 		{"white space around output", `printf '  padded  \n\n'; printf '\n  err  \n' >&2`},
 		{"stdin is closed", "cat"},
 		{"killed by a signal", "kill -9 $$"},
+		{"background child holding the output", "sleep 30 & echo started"},
 	} {
 		b.cmd(c.name, c.cmd, nil, noSurv)
 	}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,8 +151,8 @@ func TestPolicyCases(t *testing.T) {
 	}
 }
 
-// Broken third-party targets are caught, with a diff or a reason that says what is wrong, and a target
-// that hangs or crashes fails its case and does not stop the run.
+// Broken targets (stand-ins for independent implementations) are caught, with a diff or a reason that says
+// what is wrong, and a target that hangs or crashes fails its case and does not stop the run.
 func TestBrokenTargets(t *testing.T) {
 	quick := Filter(func(c Case) bool {
 		for _, s := range []string{"stdout only", "stderr only", "non-zero exit", "empty output", "unicode"} {
@@ -182,8 +183,23 @@ func TestBrokenTargets(t *testing.T) {
 		{mode: "crash", opts: []Option{quick}, failing: map[string][]string{
 			"bash/stderr only": {"died before answering request 2", "exit status 2", "panic: simulated crash"},
 		}},
-		{mode: "garbage", opts: []Option{quick}, failing: map[string][]string{
-			"bash/stdout only": {"not a JSON object", "hello from a target that forgot the protocol"},
+		{mode: "garbage", opts: []Option{quick, Deadline(2 * time.Second)}, failing: map[string][]string{
+			"bash/stdout only": {"did not answer request 1 by its deadline", "not a JSON object (skipped): hello from a target that forgot the protocol"},
+		}},
+		{mode: "late", opts: []Option{only("stdout at limit (65536 bytes)", "stdout at limit+1 (65537 bytes)")}, failing: map[string][]string{
+			"bash/stdout at limit+1 (65537 bytes)": {"$.stdout", "texts differ at byte 65536", "want 65559 bytes, got 65537 bytes"},
+		}},
+		{mode: "nomarker", opts: []Option{only("stdout at limit+1 (65537 bytes)", "stdout only")}, failing: map[string][]string{
+			"bash/stdout at limit+1 (65537 bytes)": {"$.stdout", "want 65559 bytes, got 65536 bytes", "[output truncated]"},
+		}},
+		{mode: "hangbg", opts: []Option{only("background child holding the output", "stdout only"), Deadline(3 * time.Second)}, failing: map[string][]string{
+			"bash/background child holding the output": {"did not answer request", "by its deadline", "killed it"},
+		}},
+		{mode: "leave", opts: []Option{only("stdout only", "stderr only")}, failing: map[string][]string{
+			"bash/stdout only": {"left a process running in the workspace", "sleep 3"},
+		}},
+		{mode: "errclass", opts: []Option{only("policy toolregistry_deny blocks (guarded): rm -rf /", "stdout only")}, failing: map[string][]string{
+			"bash/policy toolregistry_deny blocks (guarded): rm -rf /": {`error.type: want "ValueError", got "RuntimeError"`},
 		}},
 		{mode: "dead", opts: []Option{quick}, maxTime: 5 * time.Second, failing: map[string][]string{
 			"bash/stdout only":   {"exit status 3", "cannot start: no configuration"},
@@ -215,7 +231,7 @@ func TestBrokenTargets(t *testing.T) {
 					t.Errorf("%s: want a failure, got %+v", name, res.Status)
 					continue
 				}
-				text := res.Reason + "\n" + res.Diff
+				text := res.Text()
 				for _, s := range subs {
 					if !strings.Contains(text, s) {
 						t.Errorf("%s: the report does not say %q:\n%s", name, s, text)
@@ -227,6 +243,14 @@ func TestBrokenTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// only keeps the cases of these names (after the tool's name and a slash).
+func only(names ...string) Option {
+	return Filter(func(c Case) bool {
+		_, name, _ := strings.Cut(c.Name, "/")
+		return slices.Contains(names, name)
+	})
 }
 
 func fmtCounts(r *Report) string {

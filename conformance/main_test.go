@@ -3,13 +3,21 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/serve"
 	"github.com/agentbash/agentbash/spec"
@@ -28,6 +36,15 @@ import (
 //	crash     wire, but dies (exit status 2, a panic message on stderr) on a command with "oops"
 //	garbage   wire, but answers "echo hello" with a line that is not JSON, and never with an answer
 //	dead      exits at once with status 3
+//	late      wire, on the spec with every output limit one unit higher (a cut one byte late)
+//	nomarker  wire, on the spec with every truncation marker empty
+//	hangbg    wire, but a command with "&" runs through os/exec, which waits for the background child
+//	leave     wire, but each "echo hello" also leaves a "sleep 3" running in the workspace
+//	errclass  wire, with the error class ValueError reported as RuntimeError
+//	sloppy    wire, with a log line on stdout before each answer, and every other call held back so
+//	          that answers come out of order
+//	mcpsloppy an MCP server over stdio that prints a log line before its first message and returns each
+//	          text in three content items
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "conformance-fake" {
 		os.Exit(fake(os.Args[2], os.Args[3]))
@@ -89,9 +106,27 @@ func fake(mode, name string) int {
 			return 1
 		}
 		return 0
+	case "mcpsloppy":
+		return sloppyMCP(v)
 	case "dead":
 		fmt.Fprintln(os.Stderr, "fake: cannot start: no configuration")
 		return 3
+	case "late", "nomarker":
+		cp := *v
+		cp.Tools = append([]spec.Tool(nil), v.Tools...)
+		for i := range cp.Tools {
+			t := &cp.Tools[i]
+			if t.Output != nil && t.Output.Truncate != nil {
+				o, tr := *t.Output, *t.Output.Truncate
+				if mode == "late" {
+					tr.Limit++
+				} else {
+					tr.Marker = ""
+				}
+				o.Truncate, t.Output = &tr, &o
+			}
+		}
+		v = &cp
 	case "nopolicy":
 		cp := *v
 		cp.Tools = append([]spec.Tool(nil), v.Tools...)
@@ -107,6 +142,8 @@ func fake(mode, name string) int {
 		v = &cp
 	}
 	out := &syncWriter{w: os.Stdout}
+	var mu sync.Mutex
+	var sloppyCalls int
 	pool := serve.NewPool(v, serve.PoolOptions{})
 	defer pool.Close()
 	backend := serve.BackendFunc(func(ctx context.Context, ws, tool string, params json.RawMessage) (json.RawMessage, error) {
@@ -123,7 +160,36 @@ func fake(mode, name string) int {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
+		var calls int
+		if mode == "sloppy" {
+			fmt.Fprintln(out, "sloppy target: handling a request")
+			mu.Lock()
+			sloppyCalls++
+			calls = sloppyCalls
+			mu.Unlock()
+			if calls%2 == 1 {
+				time.Sleep(150 * time.Millisecond)
+			}
+		}
+		switch {
+		case mode == "hangbg" && strings.Contains(cmd, "&"):
+			c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+			c.Dir = ws
+			b, err := c.Output() // waits until every holder of the pipe is gone
+			return jsonenc.Marshal(map[string]any{"stdout": string(b), "error": fmt.Sprint(err)})
+		case mode == "leave" && cmd == "echo hello":
+			c := exec.Command("/bin/sh", "-c", "sleep 3")
+			c.Dir = ws
+			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := c.Start(); err == nil {
+				go c.Wait()
+			}
+		}
 		res, err := pool.Call(ctx, ws, tool, params)
+		var te *runtime.ToolError
+		if mode == "errclass" && errors.As(err, &te) && te.Type == "ValueError" {
+			err = &runtime.ToolError{Type: "RuntimeError", Message: te.Message}
+		}
 		switch mode {
 		case "marker":
 			res = json.RawMessage(strings.ReplaceAll(string(res), "[output truncated]", "[truncated]"))
@@ -137,6 +203,55 @@ func fake(mode, name string) int {
 		return 1
 	}
 	return 0
+}
+
+// sloppyMCP serves v over MCP on stdio as some real servers do: a log line on stdout before the first
+// message, and each text split into three content items.
+func sloppyMCP(v *spec.Variant) int {
+	wd, _ := os.Getwd()
+	eng, err := runtime.New(v, runtime.WithWorkspace(wd))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake:", err)
+		return 1
+	}
+	defer eng.Close()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sloppy", Version: "0"}, nil)
+	for i := range v.Tools {
+		name := v.Tools[i].Name
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := eng.Call(ctx, name, req.Params.Arguments)
+			text, isErr := string(res), false
+			var te *runtime.ToolError
+			switch {
+			case errors.As(err, &te):
+				text, isErr = te.Message, true
+			case err != nil:
+				return nil, err
+			default:
+				var s string
+				if json.Unmarshal(res, &s) == nil {
+					text = s
+				}
+			}
+			// STDOUT, STDERR, ERROR: three items whose texts join to the whole.
+			a, b := runeCut(text, len(text)/3), runeCut(text, 2*len(text)/3)
+			return &mcp.CallToolResult{IsError: isErr, Content: []mcp.Content{
+				&mcp.TextContent{Text: text[:a]}, &mcp.TextContent{Text: text[a:b]}, &mcp.TextContent{Text: text[b:]}}}, nil
+		})
+	}
+	fmt.Println("sloppy MCP server v0 starting, logging to stdout")
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "fake:", err)
+	}
+	return 0
+}
+
+// runeCut moves i back to the start of a UTF-8 sequence.
+func runeCut(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 // statusOf indexes a report's results by case name.
