@@ -84,15 +84,16 @@ func (b *Baseline) judge(res Result) Result {
 	return res
 }
 
-// stale lists the entries whose case did not run at all.
-func (b *Baseline) stale(r *Report) []string {
-	ran := map[string]bool{}
-	for _, res := range r.Results {
-		ran[res.Case] = true
+// stale lists the entries that name no case of the spec (a case renamed or gone); a case left out of this
+// run (-run, -skip) is not stale.
+func (b *Baseline) stale(all []Case) []string {
+	exists := map[string]bool{}
+	for _, c := range all {
+		exists[c.Name] = true
 	}
 	var out []string
 	for _, f := range b.Failures {
-		if !ran[f.Case] {
+		if !exists[f.Case] {
 			out = append(out, f.Case)
 		}
 	}

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,27 +258,4 @@ func fmtCounts(r *Report) string {
 		s += ", " + strconv.Itoa(r.Skipped) + " skipped"
 	}
 	return s
-}
-
-// The Python target of the README: the suite tells what it gets right and what it does not.
-func TestPythonExampleTarget(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
-	v := mustVariant(t, "toolregistry")
-	some := map[string]bool{"bash/stdout only": true, "bash/workdir relative": true, "bash/stdout at limit+1 (65537 bytes)": true}
-	r, err := Check(context.Background(), v, Wire("python3", "testdata/toolregistry_target.py"),
-		Filter(func(c Case) bool { return some[c.Name] }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := statusOf(r)
-	if got["bash/stdout only"].Status != Pass || got["bash/workdir relative"].Status != Fail ||
-		got["bash/stdout at limit+1 (65537 bytes)"].Status != Fail {
-		t.Errorf("unexpected outcome:\n%s", r.Summary())
-	}
-	if d := got["bash/workdir relative"].Diff; !strings.Contains(d, "got the error FileNotFoundError: [Errno 2] No such file or directory: 'sub'") {
-		t.Errorf("diff:\n%s", d)
-	}
 }

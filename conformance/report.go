@@ -128,7 +128,7 @@ type Report struct {
 	// Warnings are what the target did that was tolerated (a log line on stdout, an answer to no request),
 	// and baseline entries that match no case.
 	Warnings []string `json:"warnings,omitempty"`
-	// Stale lists the baseline's entries for cases that did not run at all.
+	// Stale lists the baseline's entries that name no case of the spec (renamed or gone).
 	Stale []string `json:"stale,omitempty"`
 	// ElapsedMS is the run's wall time.
 	ElapsedMS int64 `json:"elapsed_ms"`
@@ -235,7 +235,7 @@ func (r *Report) Summary() string {
 		}
 	}
 	for _, s := range r.Stale {
-		fmt.Fprintf(&b, "STALE baseline entry %q: no such case ran\n", s)
+		fmt.Fprintf(&b, "STALE baseline entry %q: the spec has no such case\n", s)
 	}
 	if len(r.Groups) > 0 {
 		b.WriteString("by group:\n")

@@ -165,7 +165,7 @@ func (s *Session) Close() *Report {
 	slices.SortStableFunc(r.Results, func(a, b Result) int { return order[a.Case] - order[b.Case] })
 	r.summarize(s.v, s.cases)
 	if s.o.baseline != nil {
-		r.Stale = s.o.baseline.stale(r)
+		r.Stale = s.o.baseline.stale(append(Cases(s.v), s.o.extra...))
 	}
 	r.ElapsedMS = time.Since(s.started).Milliseconds()
 	return r

@@ -114,6 +114,34 @@ func TestConformanceCommand(t *testing.T) {
 			code:     0,
 			contains: []string{"SKIP bash/policy toolregistry_deny blocks: rm -rf /: not sent", ", 0 failed, 26 skipped\n"},
 		},
+		{
+			name:     "-run matching nothing fails",
+			args:     append([]string{"rye", "-run", "no such case", "--"}, targetArgv("rye")...),
+			code:     1,
+			contains: []string{"no case was sent to the target"},
+		},
+		{
+			name:     "-list",
+			args:     []string{"rye", "-list", "-run", "stdout|policy"},
+			code:     0,
+			contains: []string{"bash/stdout only\n", "bash/stdout at limit+1 (51201 bytes)\n"},
+		},
+		{name: "-list matching nothing", args: []string{"rye", "-list", "-run", "nothing matches"}, code: 1, contains: []string{"no case matches"}},
+		{
+			name:     "-skip and -v",
+			args:     append([]string{"rye", "-v", "-run", "stdout only|non-zero exit", "-skip", "non-zero", "--"}, targetArgv("rye")...),
+			code:     0,
+			contains: []string{"PASS  bash/stdout only (", "\n1 passed, 0 failed\n"},
+		},
+		{
+			name:     "-tool maps a name",
+			args:     append([]string{"rye", "-run", "stdout only", "-tool", "bash=shell", "--"}, targetArgv("rye")...),
+			code:     1,
+			contains: []string{`variant rye has no tool "shell"`},
+		},
+		{name: "a bad -tool", args: append([]string{"rye", "-tool", "bash", "--"}, targetArgv("rye")...), code: 2},
+		{name: "two targets", args: []string{"rye", "-mcp-http", "http://127.0.0.1:9/mcp", "-workspace", "/tmp", "--", "x"}, code: 2},
+		{name: "a URL without a workspace", args: []string{"rye", "-mcp-sse", "http://127.0.0.1:9/sse"}, code: 2},
 		{name: "no target", args: []string{"rye", "--"}, code: 2},
 		{name: "no dashes", args: []string{"rye", "agentbash"}, code: 2},
 		{name: "no variant", args: append([]string{"--"}, targetArgv("rye")...), code: 2},
@@ -138,6 +166,33 @@ func TestConformanceCommand(t *testing.T) {
 				t.Errorf("-json printed invalid JSON:\n%s", out.String())
 			}
 		})
+	}
+}
+
+// -junit writes a JUnit file; -update-baseline writes the failures with reasons, and the run against that
+// baseline passes.
+func TestConformanceReportsAndBaseline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	junit, baseline := filepath.Join(dir, "report.xml"), filepath.Join(dir, "baseline.yaml")
+	// toolregistry's cases against rye's server: the shapes differ, so both cases fail.
+	target := append([]string{"-run", "bash/(stdout only|non-zero exit)$", "--"}, targetArgv("rye")...)
+	var out, errb bytes.Buffer
+	if code := cmdConformance(append([]string{"toolregistry", "-junit", junit, "-baseline", baseline, "-update-baseline"}, target...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil || !bytes.Contains(x, []byte(`<testsuites name="agentbash conformance" tests="2" failures="2"`)) {
+		t.Errorf("junit: %v\n%s", err, x)
+	}
+	b, err := os.ReadFile(baseline)
+	if err != nil || !bytes.Contains(b, []byte("case: bash/non-zero exit")) || !bytes.Contains(b, []byte("reason: ")) {
+		t.Fatalf("baseline: %v\n%s", err, b)
+	}
+	out.Reset()
+	if code := cmdConformance(append([]string{"toolregistry", "-baseline", baseline}, target...), &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "2 expected failures (baseline)") {
+		t.Errorf("against its baseline: exit %d\n%s", code, out.String())
 	}
 }
 

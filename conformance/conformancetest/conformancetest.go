@@ -44,7 +44,7 @@ func Run(t *testing.T, target conformance.Target, v *spec.Variant, opts ...confo
 		t.Errorf("closing %s: %s", target.Name(), r.CloseError)
 	}
 	for _, name := range r.Stale {
-		t.Errorf("stale baseline entry %q: no such case ran", name)
+		t.Errorf("stale baseline entry %q: the spec has no such case", name)
 	}
 	if r.Ran() == 0 {
 		t.Errorf("no case of %s was sent to %s", v.ID, target.Name())
