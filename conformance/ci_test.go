@@ -325,7 +325,9 @@ func TestExamples(t *testing.T) {
 			}
 			v := mustVariant(t, tc.variant)
 			r, err := Check(context.Background(), v, Wire(tc.interp, tc.script), WithBaseline(b),
-				Exclude(func(c Case) bool { return tc.interp == "python3" && strings.HasSuffix(c.Name, "/background child holding the output") }))
+				Exclude(func(c Case) bool {
+					return tc.interp == "python3" && strings.HasSuffix(c.Name, "/background child holding the output")
+				}))
 			if err != nil {
 				t.Fatal(err)
 			}
