@@ -173,6 +173,9 @@ type builder struct {
 	cases []Case
 	// group is the Group of the cases added now.
 	group string
+	// ruleless are the features of the tool's policies that have no rules of their own (a permission
+	// policy whose rules the host sets): a command they let run exercises them.
+	ruleless []string
 	// policies are the tool's compiled policies, in check order.
 	checks []policy.Checker
 }
@@ -189,6 +192,8 @@ func (b *builder) add(c Case) {
 		c.Features = append(c.Features, t+"timeout", t+"check timeout")
 	case "workdirs":
 		c.Features = append(c.Features, t+"check workdir")
+	case "basics":
+		c.Features = append(c.Features, b.ruleless...)
 	case "limits":
 		if c.Size != nil {
 			c.Features = append(c.Features, t+"result truncation")
@@ -260,6 +265,11 @@ func Cases(v *spec.Variant) []Case {
 		for _, ch := range ti.t.Checks {
 			if c, ok := checkers[ch.Policy]; ok && ch.Policy != "" {
 				b.checks = append(b.checks, c)
+				for k := range v.Policies {
+					if p := &v.Policies[k]; p.Name == ch.Policy && len(ruleEntries(p)) == 0 {
+						b.ruleless = append(b.ruleless, "policy "+ch.Policy)
+					}
+				}
 			}
 		}
 		switch ti.t.Kind {

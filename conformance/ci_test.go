@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
@@ -142,7 +141,7 @@ func TestTolerantOfRealServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r, err := Check(context.Background(), v, tc.target, append(tc.opts, basics)...)
+			r, err := Check(context.Background(), v, tc.target, append(tc.opts, basics, TimeScale(timeScale))...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,32 +276,6 @@ func TestBaseline(t *testing.T) {
 	}
 }
 
-// The report sums its results by group and counts the spec features the cases sent exercised: run in
-// process, every feature of every built-in is exercised but the rules no command tells apart.
-func TestFeaturesExercised(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole suite in process")
-	}
-	for _, id := range []string{"codegensandbox", "toolregistry"} {
-		t.Run(id, func(t *testing.T) {
-			t.Parallel()
-			v := mustVariant(t, id)
-			start := time.Now()
-			r, err := Check(context.Background(), v, InProcess(v), Parallel(4))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Features == nil || r.Features.Total == 0 || len(r.Features.Missing) != 0 {
-				t.Errorf("features: %+v", r.Features)
-			}
-			if len(r.Groups) < 5 {
-				t.Errorf("groups: %+v", r.Groups)
-			}
-			t.Logf("%s: %d of %d features, %d groups, %s", id, r.Features.Exercised, r.Features.Total, len(r.Groups), time.Since(start))
-		})
-	}
-}
-
 // The examples of conformance/examples pass the suite with their baselines: a Python target on the
 // standard library and a Node target without dependencies, each a small implementation of one variant
 // served by the helper beside it. (The background-child case, which the Python example fails by hanging
@@ -324,7 +297,7 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := mustVariant(t, tc.variant)
-			r, err := Check(context.Background(), v, Wire(tc.interp, tc.script), WithBaseline(b),
+			r, err := Check(context.Background(), v, Wire(tc.interp, tc.script), WithBaseline(b), TimeScale(timeScale),
 				Exclude(func(c Case) bool {
 					return tc.interp == "python3" && strings.HasSuffix(c.Name, "/background child holding the output")
 				}))

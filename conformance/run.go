@@ -31,6 +31,7 @@ type options struct {
 	tools    map[string]string
 	onResult func(Result)
 	baseline *Baseline
+	scale    float64
 }
 
 // Trusted sends the cases that carry a Hazard (commands a policy blocks, as written) to the target too.
@@ -77,6 +78,11 @@ func OnResult(f func(Result)) Option { return func(o *options) { o.onResult = f 
 // (status xfail), a listed case that passes fails as stale, an unlisted failure fails as before.
 func WithBaseline(b *Baseline) Option { return func(o *options) { o.baseline = b } }
 
+// TimeScale multiplies every case's time bound (and so its deadline) by f, for a machine slower than the
+// bounds assume (a loaded CI runner, a race-detector build): the bounds are there to catch a target that
+// hangs, not to time it.
+func TimeScale(f float64) Option { return func(o *options) { o.scale = f } }
+
 // Session is one run of the suite against a target: the target open, a root for the workspaces, the cases.
 // Check runs a whole session; conformancetest runs one case per subtest with it.
 type Session struct {
@@ -111,6 +117,9 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 	}
 	probe.Close()
 	for _, c := range append(Cases(v), s.o.extra...) {
+		if s.o.scale > 0 {
+			c.MaxElapsed = time.Duration(float64(c.MaxElapsed) * s.o.scale)
+		}
 		if (s.o.filter == nil || s.o.filter(c)) && (s.o.skip == nil || !s.o.skip(c)) {
 			s.cases = append(s.cases, c)
 		}

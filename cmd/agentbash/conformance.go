@@ -20,7 +20,7 @@ const conformanceUsage = `usage:
   agentbash conformance VARIANT|SPEC.yaml [flags] -mcp-http URL -workspace DIR
   agentbash conformance VARIANT|SPEC.yaml [flags] -mcp-sse URL -workspace DIR
   agentbash conformance VARIANT|SPEC.yaml -list
-flags: -json -junit FILE -v -trusted -run REGEXP -skip REGEXP -deadline D -parallel N -tool SPEC=TARGET
+flags: -json -junit FILE -v -trusted -run REGEXP -skip REGEXP -deadline D -parallel N -time-scale F -tool SPEC=TARGET
        -baseline FILE.yaml -update-baseline
 `
 
@@ -57,6 +57,7 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	skip := fs.String("skip", "", "leave out the cases whose name matches this regular expression")
 	deadline := fs.Duration("deadline", 0, "time the target has to answer each request (default: the case's bound plus 10s)")
 	parallel := fs.Int("parallel", 1, "cases run at once (a wire target then has several requests in flight)")
+	timeScale := fs.Float64("time-scale", 1, "multiply every case's time bound by this (a slow or loaded machine)")
 	baseline := fs.String("baseline", "", "YAML file of expected failures with their reasons")
 	update := fs.Bool("update-baseline", false, "write the run's failures to the -baseline file (keeping known reasons) instead of failing on them")
 	tools := toolMap{}
@@ -103,6 +104,9 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	}
 	if *parallel > 1 {
 		opts = append(opts, conformance.Parallel(*parallel))
+	}
+	if *timeScale != 1 && *timeScale > 0 {
+		opts = append(opts, conformance.TimeScale(*timeScale))
 	}
 	if len(tools) > 0 {
 		opts = append(opts, conformance.ToolNames(tools))

@@ -2,4 +2,7 @@
 
 package main
 
-func init() { raceEnabled = true }
+func init() {
+	raceEnabled = true
+	timeScale = "3"
+}
