@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -66,6 +67,7 @@ func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 
 func (v *Variant) check() Errors {
 	c := &checker{v: v}
+	c.enums(reflect.ValueOf(v).Elem(), "")
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
 		c.errf("/shell", "shell needs argv or embedded: true")
 	}

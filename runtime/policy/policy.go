@@ -18,10 +18,12 @@
 //     prefilter (prefilter.go) skips the patterns whose required text is absent.
 //   - permission (permission.go): the Tool(pattern) permission-rule language, its modes and normalisation, with the
 //     host's own configuration through WithPermissions.
-//   - shell (shell*.go, walk.go): parses with mvdan.cc/sh/v3/syntax, expands words statically
-//     (shellword.go: quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace
-//     expansion, constant substitutions) and checks every simple command, unwrapping wrappers and parsing
-//     nested scripts.
+//   - shell (shell*.go): parses with shellsyntax.FastParse, or mvdan.cc/sh/v3/syntax for what it declines;
+//     collects the statements with shellsyntax.Collector; expands words statically with shellexpand
+//     (quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace expansion,
+//     constant substitutions); and checks every simple command against the rules, unwrapping wrappers and
+//     parsing nested scripts. The analyser packages know nothing of policies; the rules, wrappers and
+//     findings are here.
 //
 // Messages are text/template strings (spec.Funcs, so goquote is Go's %q) over Data. A verdict carries the
 // rendered message and the policy's declared Failure; the host renders the Failure's own message with the
