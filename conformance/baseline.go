@@ -27,10 +27,12 @@ type Baseline struct {
 	Failures []ExpectedFailure `yaml:"failures"`
 }
 
-// ExpectedFailure is one case a target is known to fail, and why.
+// ExpectedFailure is one case a target is known to fail, and why. Flaky marks a case that fails only
+// sometimes (a race in the target): passing it does not make the baseline stale.
 type ExpectedFailure struct {
 	Case   string `yaml:"case"`
 	Reason string `yaml:"reason"`
+	Flaky  bool   `yaml:"flaky,omitempty"`
 }
 
 // LoadBaseline reads a baseline file; every entry needs a case and a reason.
@@ -58,20 +60,24 @@ func LoadBaseline(path string) (*Baseline, error) {
 	return &b, nil
 }
 
-func (b *Baseline) reason(name string) (string, bool) {
+func (b *Baseline) entry(name string) (ExpectedFailure, bool) {
 	for _, f := range b.Failures {
 		if f.Case == name {
-			return f.Reason, true
+			return f, true
 		}
 	}
-	return "", false
+	return ExpectedFailure{}, false
 }
 
 // judge applies the baseline to one result.
 func (b *Baseline) judge(res Result) Result {
-	why, listed := b.reason(res.Case)
+	e, listed := b.entry(res.Case)
 	if !listed {
 		return res
+	}
+	why := e.Reason
+	if e.Flaky && res.Status == Pass {
+		return res // it fails only sometimes: passing is not news
 	}
 	switch res.Status {
 	case Fail:
@@ -106,14 +112,20 @@ func (b *Baseline) stale(all []Case) []string {
 func UpdateBaseline(old *Baseline, r *Report) *Baseline {
 	nb := &Baseline{Variant: r.Variant, Target: r.Target, Failures: []ExpectedFailure{}}
 	for _, res := range r.Results {
-		if !res.failed() {
+		var prev ExpectedFailure
+		listed := false
+		if old != nil {
+			prev, listed = old.entry(res.Case)
+		}
+		if listed && prev.Flaky && (res.Status == Pass || res.failed()) {
+			nb.Failures = append(nb.Failures, prev) // it fails only sometimes: kept as it is
 			continue
 		}
-		why, ok := "", false
-		if old != nil {
-			why, ok = old.reason(res.Case)
+		if !res.failed() || strings.HasPrefix(res.Reason, "stale baseline") {
+			continue // it passes (now)
 		}
-		if !ok || strings.HasPrefix(res.Reason, "stale baseline") {
+		why := prev.Reason
+		if !listed {
 			text := res.Text()
 			if res.Reason != "" {
 				text = res.Reason
@@ -123,9 +135,6 @@ func UpdateBaseline(old *Baseline, r *Report) *Baseline {
 				text = res.Problems[0]
 			}
 			why, _, _ = strings.Cut(text, "\n")
-		}
-		if strings.HasPrefix(res.Reason, "stale baseline") {
-			continue // it passes now
 		}
 		nb.Failures = append(nb.Failures, ExpectedFailure{Case: res.Case, Reason: why})
 	}

@@ -20,6 +20,10 @@ import (
 // a call, and in answers the path is masked back to it.
 const WorkspaceToken = "<WORKSPACE>"
 
+// WorkspaceNameToken stands for the base name of the case's workspace: in Params it is replaced by it, and
+// the masker writes it for the names of the suite's own workspaces.
+const WorkspaceNameToken = "<WORKSPACE_NAME>"
+
 // countToken stands, in a sized case's command, for the number of filler units to emit; it is replaced by
 // the number right-aligned in countWidth columns, so the command's length does not depend on it.
 const (
@@ -61,6 +65,9 @@ type Case struct {
 	// Skip, when set, says why the case is never sent (it could do harm on any target): it is reported as
 	// skipped with this reason.
 	Skip string `json:"skip,omitempty"`
+	// OwnWorkspace marks a case that names the workspace (role workspace): it needs the target's workspace
+	// to go by the reference's name, and is skipped on a target that serves one of another name.
+	OwnWorkspace bool `json:"own_workspace,omitempty"`
 }
 
 // Entry is a file, directory or symbolic link created in a case's workspace.
@@ -287,6 +294,7 @@ func Cases(v *spec.Variant) []Case {
 			b.workdirs()
 			b.group = "roles"
 			b.otherRoles()
+			b.redaction()
 			b.group = "checks"
 			b.commandChecks()
 			b.group = "policies"
@@ -512,6 +520,29 @@ func (b *builder) otherRoles() {
 	}
 	if b.ti.role(spec.RoleBackground) != nil {
 		b.cmd("run in background", "echo started", map[string]any{"background": true}, Case{})
+	}
+	if b.ti.role(spec.RoleWorkspace) != nil {
+		b.cmd("workspace named", "pwd", map[string]any{"workspace": WorkspaceNameToken}, Case{NoSurvivors: true, OwnWorkspace: true})
+		b.cmd("workspace unknown", "pwd", map[string]any{"workspace": "conformance-unknown"}, Case{NoSurvivors: true, OwnWorkspace: true})
+	}
+}
+
+// redaction prints, for each redaction rule that applies to the tool, a text the rule matches: the answer
+// must show it redacted as the reference does.
+func (b *builder) redaction() {
+	r := b.ti.v.Redact
+	if r == nil || (len(r.Tools) > 0 && !slices.Contains(r.Tools, b.ti.t.Name)) {
+		return
+	}
+	for _, rule := range r.Rules {
+		text := matchingText(rule.Pattern)
+		if text == "" {
+			continue
+		}
+		quoted := "'" + strings.ReplaceAll(text, "'", `'\''`) + "'"
+		b.cmd("redact "+rule.Name, "printf '%s\\n' "+quoted, nil, Case{NoSurvivors: true,
+			About:    "a text the redaction rule " + rule.Name + " matches",
+			Features: []string{"redact " + rule.Name}})
 	}
 }
 

@@ -256,6 +256,15 @@ func TestBaseline(t *testing.T) {
 	if len(nb.Failures) != 1 || nb.Failures[0] != (ExpectedFailure{Case: "bash/non-zero exit", Reason: "known"}) {
 		t.Errorf("updated: %+v", nb.Failures)
 	}
+	// A flaky entry: passing is not stale, failing is expected, and an update keeps it.
+	flaky := write("flaky.yaml", "failures:\n  - case: bash/non-zero exit\n    reason: known\n  - case: bash/stdout only\n    reason: a race\n    flaky: true\n")
+	r = run(flaky)
+	if !r.OK() || r.Passed != 1 || r.Expected != 1 {
+		t.Errorf("a flaky entry that passes:\n%s", r.Summary())
+	}
+	if nb := UpdateBaseline(flaky, r); len(nb.Failures) != 2 || !nb.Failures[1].Flaky || nb.Failures[1].Case != "bash/stdout only" {
+		t.Errorf("updated with a flaky entry: %+v", nb.Failures)
+	}
 	nb = UpdateBaseline(nil, run(nil))
 	if len(nb.Failures) != 1 || nb.Failures[0].Reason != "$.exit_code: want 3, got 1" {
 		t.Errorf("from nothing: %+v", nb.Failures)

@@ -69,6 +69,11 @@ func Features(v *spec.Variant) []string {
 			}
 		}
 	}
+	if r := v.Redact; r != nil {
+		for _, rule := range r.Rules {
+			fs = append(fs, "redact "+rule.Name)
+		}
+	}
 	for i := range v.Policies {
 		pol := &v.Policies[i]
 		if !policies[pol.Name] {

@@ -43,6 +43,16 @@ var (
 // durations with "<DURATION>". In JSON, it also masks the values of keys named like pid, shell_id and duration.
 type Masker struct {
 	paths []string // longest first
+	names []string
+}
+
+// Name also masks a workspace's base name, as "<WORKSPACE_NAME>", where it stands alone (after the paths).
+// Give only a distinctive name: the suite's own workspaces have one.
+func (m *Masker) Name(name string) *Masker {
+	if name != "" {
+		m.names = append(m.names, name)
+	}
+	return m
 }
 
 // NewMasker masks the given workspace paths.
@@ -72,6 +82,9 @@ func NewMasker(workspaces ...string) *Masker {
 func (m *Masker) Text(s string) string {
 	for _, p := range m.paths {
 		s = strings.ReplaceAll(s, p, WorkspaceToken)
+	}
+	for _, n := range m.names {
+		s = strings.ReplaceAll(s, n, WorkspaceNameToken)
 	}
 	// Cheap tests first: a long output of plain text skips the expressions.
 	dashes := strings.Count(s, "-")

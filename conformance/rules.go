@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -165,6 +166,24 @@ func (e *ruleEntry) candidates() []string {
 		out = append(out, s, "echo x "+s, s+" x")
 	}
 	return out
+}
+
+// matchingText is a short text a Go regular expression matches as a whole, without a line break, or "".
+func matchingText(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	full, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	if err != nil {
+		return ""
+	}
+	for _, s := range generate(re.Simplify(), 64) {
+		if s != "" && !strings.ContainsAny(s, "\n\r\x00") && full.MatchString(s) {
+			return s
+		}
+	}
+	return ""
 }
 
 // generate returns up to n short strings the expression matches: the shortest choices first (a star or an

@@ -257,8 +257,12 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	// (ls -la ..) does not depend on the cases running beside it.
 	ref := &side{ws: s.workspace(n, 'r')}
 	tgt := &side{ws: s.workspace(n, 't')}
-	defer os.RemoveAll(filepath.Dir(ref.ws))
+	defer os.RemoveAll(s.caseDir(n))
 	if s.fixedWS != "" {
+		if c.OwnWorkspace {
+			res.Status, res.Reason = Skip, "the target serves one workspace of its own, and the case names the workspace"
+			return res
+		}
 		tgt.ws = s.fixedWS
 		if err := emptyDir(tgt.ws); err != nil {
 			res.Status, res.Reason = Fail, "emptying the target's workspace: "+err.Error()
@@ -345,8 +349,8 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		res.Status, res.Reason = Fail, "no answer: "+tgt.err.Error()
 		return res
 	}
-	want := NewMasker(ref.ws).Answer(ref.ans)
-	got := NewMasker(tgt.ws).Answer(tgt.ans)
+	want := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ref.ans)
+	got := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(tgt.ans)
 	res.Diff = Compare(want, got)
 	for _, sd := range []struct {
 		who string
@@ -371,14 +375,22 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 // workspace is the path of case n's workspace of a kind (r the reference's, t the target's, p a probe):
 // <root>/<n>/<kind>, padded so that it is as long as the target's fixed workspace, when it has one (a
 // result that shows the path, then cut at a limit, is cut at the same place).
+// workspaceNames are the base names of the workspaces the suite makes, by kind (reference, target,
+// probe): of one length, so that a path cut at a limit is cut alike, and distinctive, so that a name the
+// tool answers (a workspace parameter's error) can be masked.
+var workspaceNames = map[byte]string{'r': "ws-ref", 't': "ws-tgt", 'p': "ws-prb"}
+
 func (s *Session) workspace(n int, kind byte) string {
-	dir := filepath.Join(s.root, fmt.Sprintf("%04d", n))
-	name := string(kind)
+	dir := s.caseDir(n)
+	name := workspaceNames[kind]
 	if pad := len(s.fixedWS) - len(dir) - 1 - len(name); s.fixedWS != "" && pad > 0 {
 		name += strings.Repeat("_", pad)
 	}
 	return filepath.Join(dir, name)
 }
+
+// caseDir holds a case's workspaces.
+func (s *Session) caseDir(n int) string { return filepath.Join(s.root, fmt.Sprintf("%04d", n)) }
 
 // calibrate chooses a sized case's count: it runs the reference on a probe workspace with a small count,
 // measures the rendered result, and returns the parameters whose result will be Size.Want units long.
@@ -421,6 +433,7 @@ func withWorkspace(params json.RawMessage, ws string) json.RawMessage {
 	q, _ := json.Marshal(ws)
 	esc := strings.Trim(string(q), `"`)
 	s := strings.ReplaceAll(string(params), WorkspaceToken, esc)
+	s = strings.ReplaceAll(s, WorkspaceNameToken, filepath.Base(ws))
 	s = strings.ReplaceAll(s, `\u003cWORKSPACE\u003e`, esc)
 	return json.RawMessage(s)
 }

@@ -28,6 +28,7 @@ type Column struct {
 	Marker     string `json:"marker"`
 	Decoding   string `json:"decoding"`
 	Policies   string `json:"policies"`
+	Redaction  string `json:"redaction"`
 	Background string `json:"background"`
 	Errors     string `json:"errors"`
 	Result     string `json:"result"`
@@ -49,6 +50,7 @@ var rows = []struct {
 	{"truncation marker", func(c *Column) string { return c.Marker }},
 	{"decoding", func(c *Column) string { return c.Decoding }},
 	{"policy engines", func(c *Column) string { return c.Policies }},
+	{"secrets redacted", func(c *Column) string { return c.Redaction }},
 	{"background processes", func(c *Column) string { return c.Background }},
 	{"error kinds", func(c *Column) string { return c.Errors }},
 	{"result", func(c *Column) string { return c.Result }},
@@ -128,6 +130,7 @@ func Of(v *spec.Variant) Column {
 	c.Policies = policies(v)
 	c.Background = background(v)
 	c.Errors = errorKinds(v)
+	c.Redaction = redaction(v)
 	c.Result = result(t)
 	return c
 }
@@ -315,4 +318,17 @@ func JSON(cols []Column) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// redaction says whether the host scrubs what the tools answer, and by how many rules.
+func redaction(v *spec.Variant) string {
+	r := v.Redact
+	if r == nil {
+		return "no"
+	}
+	what := "results"
+	if r.Errors {
+		what = "results and errors"
+	}
+	return fmt.Sprintf("yes: %d rules on %s", len(r.Rules), what)
 }

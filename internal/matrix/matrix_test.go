@@ -63,8 +63,8 @@ func TestMatrix(t *testing.T) {
 	cols := builtins(t)
 	md := matrix.Markdown(cols)
 	lines := strings.Split(strings.TrimSpace(md), "\n")
-	if len(lines) != 16 {
-		t.Errorf("%d lines, want a header, a rule and 14 rows:\n%s", len(lines), md)
+	if len(lines) != 17 {
+		t.Errorf("%d lines, want a header, a rule and 15 rows:\n%s", len(lines), md)
 	}
 	for _, l := range lines {
 		if n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|"); n != len(cols)+2 {
