@@ -65,6 +65,9 @@ func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 }
 
 func (v *Variant) check() Errors {
+	if errs := v.resolveLibrary(); len(errs) > 0 {
+		return errs
+	}
 	c := &checker{v: v}
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
 		c.errf("/shell", "shell needs argv or embedded: true")
