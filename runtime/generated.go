@@ -19,10 +19,10 @@ type Generated struct {
 	typed func(*ToolError) error
 }
 
-// LoadSpec returns a function that parses an embedded spec once and then returns the same variant (shared:
-// callers must not modify it).
+// LoadSpec returns a function that parses an embedded spec once (spec.ParseEmbedded: the generator
+// validated it) and then returns the same variant (shared: callers must not modify it).
 func LoadSpec(name string, yaml []byte) func() (*spec.Variant, error) {
-	return sync.OnceValues(func() (*spec.Variant, error) { return spec.Parse(name, yaml) })
+	return sync.OnceValues(func() (*spec.Variant, error) { return spec.ParseEmbedded(name, yaml) })
 }
 
 // NewGenerated starts an engine for the spec load returns. typed maps an error a tool raised to the

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -69,6 +70,7 @@ func (v *Variant) check() Errors {
 		return errs
 	}
 	c := &checker{v: v}
+	c.enums(reflect.ValueOf(v).Elem(), "")
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
 		c.errf("/shell", "shell needs argv or embedded: true")
 	}

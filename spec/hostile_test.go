@@ -2,6 +2,9 @@ package spec_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	goruntime "runtime"
 	"strings"
@@ -125,6 +128,35 @@ func TestHostileTemplatesAndLimits(t *testing.T) {
 	for _, text := range []string{`{{range $k, $v := .Params}}{{$k}}={{$v}};{{end}}`, `{{range .Params}}{{.}};{{end}}`, `{{printf "%-20s|%5.2f" .Stdout 1.5}}`} {
 		if _, err := spec.Parse("ok.yaml", []byte(hostileTool(text, okTrunc, okTimeout))); err != nil {
 			t.Errorf("%s: %v", text, err)
+		}
+	}
+}
+
+// TestParseEmbedded: a spec read without the JSON Schema still rejects a bad enumeration, an unknown field
+// and a wrong type, at their positions; and every good spec reads the same either way.
+func TestParseEmbedded(t *testing.T) {
+	const okTrunc, okTimeout = `{unit: bytes, limit: 100, keep: head, marker: "[cut]"}`, `{unit: s, default: 10, expiry: kill}`
+	for _, c := range []struct{ name, data, want string }{
+		{"bad enum", hostileTool(`{{.Stdout}}`, `{unit: bytes, limit: 100, keep: middle, marker: "[cut]"}`, okTimeout), `embedded.yaml:13:`},
+		{"unknown field", strings.Replace(hostileTool(`{{.Stdout}}`, okTrunc, okTimeout), "description: d", "descripton: d", 1), `embedded.yaml:7:5: tools[0]: unknown field "descripton"; did you mean description?`},
+		{"wrong type", hostileTool(`{{.Stdout}}`, `{unit: bytes, limit: lots, keep: head, marker: "[cut]"}`, okTimeout), "embedded.yaml:13:"},
+	} {
+		_, err := spec.ParseEmbedded("embedded.yaml", []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	files, _ := filepath.Glob("testdata/good/*.yaml")
+	more, _ := filepath.Glob("../variants/*/*.yaml")
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err1 := spec.Parse(f, data)
+		embedded, err2 := spec.ParseEmbedded(f, data)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(full, embedded) {
+			t.Errorf("%s: Parse and ParseEmbedded differ (%v, %v)", f, err1, err2)
 		}
 	}
 }

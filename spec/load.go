@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func Load(path string) (*Variant, error) {
 	return Parse(path, data)
 }
 
-// LoadFS is Load for a file in fsys (the embedded built-ins).
+// LoadFS is Load for a file in fsys.
 func LoadFS(fsys fs.FS, path string) (*Variant, error) {
 	data, err := fs.ReadFile(fsys, path)
 	if err != nil {
@@ -69,7 +70,15 @@ func LoadFS(fsys fs.FS, path string) (*Variant, error) {
 
 // Parse decodes a spec: YAML syntax, then the JSON Schema (unknown keys, types, enums), then the typed
 // decode, then the semantic checks. Every error names file:line:col and the field.
-func Parse(file string, data []byte) (*Variant, error) {
+func Parse(file string, data []byte) (*Variant, error) { return parseSpec(file, data, true) }
+
+// ParseEmbedded is Parse for a spec embedded in a program that was validated against the JSON Schema when
+// it was embedded (the built-ins, a generated adapter's spec, whose tests and `gen -check` keep it so): it
+// skips the JSON Schema, the costliest step, and so does not initialise the schema compiler. The typed
+// decode (unknown fields, types), the enumerations and every semantic check still run.
+func ParseEmbedded(file string, data []byte) (*Variant, error) { return parseSpec(file, data, false) }
+
+func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 	if len(data) > MaxSpecBytes {
 		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("the spec is %d bytes; a spec is at most %d", len(data), MaxSpecBytes)}}
 	}
@@ -89,22 +98,33 @@ func Parse(file string, data []byte) (*Variant, error) {
 	}
 	pos := w.pos
 
-	inst, err := nodeToJSON(root.Content[0])
-	if err != nil {
-		e := yamlError(file, err)
-		if e.Line == 0 {
-			e.Line, e.Col = 1, 1
+	var unknown Errors
+	unknownFields(root.Content[0], reflect.TypeOf(Variant{}), "", &unknown)
+	if len(unknown) > 0 {
+		for _, e := range unknown {
+			e.File = file
 		}
-		return nil, Errors{e}
-	}
-	if errs := validateSchema(file, inst, pos); len(errs) > 0 {
-		return nil, errs
+		sortErrors(unknown)
+		return nil, unknown
 	}
 
+	if schema {
+		inst, err := nodeToJSON(root.Content[0])
+		if err != nil {
+			e := yamlError(file, err)
+			if e.Line == 0 {
+				e.Line, e.Col = 1, 1
+			}
+			return nil, Errors{e}
+		}
+		if errs := validateSchema(file, inst, pos); len(errs) > 0 {
+			return nil, errs
+		}
+	}
+
+	// Every key is known (unknownFields): the tree decodes as it is, without a second parse.
 	var v Variant
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&v); err != nil {
+	if err := root.Content[0].Decode(&v); err != nil {
 		e := yamlError(file, err)
 		if e.Field == "" {
 			e.Field = pos.fieldAt(e.Line, e.Col)
@@ -248,8 +268,16 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) bool {
 	return true
 }
 
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
 }
 
 // nodeToJSON converts a YAML document to the JSON value the schema validates.
@@ -300,7 +328,7 @@ func pointerToField(p string) string {
 	}
 	var b strings.Builder
 	for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+		part = pointerUnescaper.Replace(part)
 		if _, err := strconv.Atoi(part); err == nil {
 			b.WriteString("[" + part + "]")
 			continue
