@@ -174,39 +174,14 @@ func replaceWrappers(ws []ShellWrapper, n int) []ShellWrapper {
 
 func unknownLibraryPolicy(name string) error {
 	var names []string
-	best, bestD := "", 1<<30
 	for _, e := range Library() {
 		names = append(names, e.Name)
-		if d := editDistance(name, e.Name); d < bestD {
-			best, bestD = e.Name, d
-		}
 	}
 	msg := fmt.Sprintf("no library policy %q", name)
-	if bestD <= max(2, len(name)/3) {
-		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	if near := Nearest(name, names); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
 	}
 	return errors.New(msg + "; the library has " + strings.Join(names, ", "))
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // resolveLibrary resolves the policies of v that use a library policy, in place, and checks that every
