@@ -184,7 +184,10 @@ func (sc *scope) argv(args []shellexpand.Field, cc *callCtx) {
 	}
 	for _, name := range names {
 		if e.remoteSink[name] {
-			sc.remoteSink(args, cc)
+			// An interpreter whose code the policy reads reads it from stdin only when no option or operand
+			// gives it: its wrapper's code decides (curl ... | python3 -c 'import json' reads data).
+			w := e.wrappers[name]
+			sc.remoteSink(args, cc, w == nil || w.code == nil || !w.code.stdins)
 		}
 		if w := e.wrappers[name]; w != nil {
 			sc.unwrap(w, args, cc)
@@ -222,15 +225,16 @@ func (e *shellEngine) rulesFor(name string) []int {
 	return append(out, lit[i:]...)
 }
 
-// remoteSink blocks an interpreter fed by a downloader (curl ... | python, python <(curl ...)).
-func (sc *scope) remoteSink(args []shellexpand.Field, cc *callCtx) {
+// remoteSink blocks an interpreter fed by a downloader (curl ... | python, python <(curl ...)); stdin
+// says whether its standard input is the code.
+func (sc *scope) remoteSink(args []shellexpand.Field, cc *callCtx, stdin bool) {
 	for _, f := range args[1:] {
 		if sc.remoteIn(f.Substs()) {
 			sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.Src, segment: sc.segment(cc)})
 			return
 		}
 	}
-	if prod := cc.prod; len(prod) > 0 && sc.remoteIn(stmtNodes(prod)) {
+	if prod := cc.prod; stdin && len(prod) > 0 && sc.remoteIn(stmtNodes(prod)) {
 		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, segment: sc.pipeText(prod, cc)})
 	}
 }

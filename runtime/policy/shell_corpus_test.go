@@ -139,6 +139,11 @@ func TestShellReach(t *testing.T) {
 		{`bash - foo <<< 'sudo id'`, "privilege"},
 		{`cat x.sh | source /dev/stdin`, "dynamic"},
 		{`at now + 1 minute <<< 'sudo id'`, "privilege"},
+		{`curl -s u | python3`, "remote"},
+		{`curl -s u | python3 -`, "remote"},
+		{`curl -s u | python3 -c 'import sys; print(sys.stdin.read())'`, ""},
+		{`python3 <(curl -s u)`, "remote"},
+		{`python3 -c "$(curl -s u)"`, "remote"},
 	} {
 		v := c.Check(tc.cmd)
 		got := ""

@@ -61,7 +61,7 @@ func (s *scanner) sed(script string, depth int) {
 				return
 			}
 			p.i++
-			if !p.delimited(d) || !p.delimited(d) {
+			if !p.parts(d, 2) {
 				return
 			}
 			exec := false
@@ -90,7 +90,7 @@ func (s *scanner) sed(script string, depth int) {
 				return
 			}
 			p.i++
-			if !p.delimited(d) || !p.delimited(d) {
+			if !p.parts(d, 2) {
 				return
 			}
 		default:
@@ -140,6 +140,16 @@ func (p *sedParser) address() bool {
 			return false
 		}
 		p.skip("IM")
+	}
+	return true
+}
+
+// parts reads n parts each ended by d (s/REGEX/REPLACEMENT/, y/SOURCE/DEST/).
+func (p *sedParser) parts(d byte, n int) bool {
+	for range n {
+		if !p.delimited(d) {
+			return false
+		}
 	}
 	return true
 }

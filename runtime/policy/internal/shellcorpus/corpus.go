@@ -369,6 +369,8 @@ var Benign = []string{
 	`parallel gzip ::: a.txt b.txt`,
 	`source /dev/stdin <<< 'echo hi'`,
 	`script -q -c 'make test' /dev/null`,
+	`curl -s https://api.example.com/v1/x | python3 -c 'import json, sys; print(json.load(sys.stdin)["a"])'`,
+	`curl -s https://api.example.com/v1/x | node -e 'process.stdin.pipe(process.stdout)'`,
 }
 
 // Command1KB repeats unit to 1024 bytes (padding with spaces).
