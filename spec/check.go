@@ -67,6 +67,9 @@ func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 }
 
 func (v *Variant) check() Errors {
+	if errs := v.resolveLibrary(); len(errs) > 0 {
+		return errs
+	}
 	c := &checker{v: v}
 	c.enums(reflect.ValueOf(v).Elem(), "")
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {

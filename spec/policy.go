@@ -14,10 +14,17 @@ package spec
 // .Reason, .Pattern, .Match, .Groups, .Segment, .Char, ...); Fail then says how it reaches the host, its
 // message template seeing that text as .Message (`message: "{{.Message}}"`).
 type Policy struct {
-	// Name is how checks refer to the policy.
-	Name string `yaml:"name" json:"name"`
-	// Kind selects the engine.
-	Kind string `yaml:"kind" json:"kind" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
+	// Use names a library policy this one starts from (`agentbash policy list` prints the library: the
+	// shell guard, the upstream deny lists). Its fields are the library policy's, adjusted by the fields
+	// given here: a value given replaces the library's (name, summary, fail, message, shell.dynamic, ...), a
+	// list given is added to the library's (examples, quirks, rules, shell.rules, shell.wrappers; a wrapper
+	// given for a name the library describes replaces that description), and a boolean can be turned on.
+	// Without name, the policy has the library policy's name.
+	Use string `yaml:"use,omitempty" json:"use,omitempty"`
+	// Name is how checks refer to the policy (required without use).
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Kind selects the engine (required without use).
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
 	// Summary says in a sentence what the policy blocks and where it comes from.
 	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
 	// Fail is how a blocked command reaches the host; its message template sees the verdict message as
@@ -147,8 +154,11 @@ type ShellWrapper struct {
 	// first_script (the first operand is shell source: trap), shell (a shell: -c makes the first operand
 	// a script; without it the first operand is a script file, or the script is read from standard input),
 	// alias (NAME=VALUE operands whose values are shell source), source (the first operand is a script
-	// file: `source`, `.`) or none (only ExecOptions and ScriptOptions run anything).
-	Runs string `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"enum=command,enum=script,enum=first_script,enum=shell,enum=alias,enum=source,enum=none"`
+	// file: `source`, `.`), stdin (the script is read from standard input: at, batch) or none (only the
+	// options that run something do: ExecOptions, ScriptOptions, SplitOptions, OptionCommands, Code). A
+	// script file named /dev/stdin, /dev/fd/N or /proc/self/fd/N (or - for a shell) is the script on that
+	// descriptor: a here-document, here-string, redirected file or pipe.
+	Runs string `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"enum=command,enum=script,enum=first_script,enum=shell,enum=alias,enum=source,enum=stdin,enum=none"`
 	// OptionsWithValue are the options that take a value (`-u USER`, `-uUSER`, `--user USER`,
 	// `--user=USER`).
 	OptionsWithValue []string `yaml:"options_with_value,omitempty" json:"options_with_value,omitempty"`
@@ -175,6 +185,54 @@ type ShellWrapper struct {
 	// no operands are appended. Each must also be in OptionsWithValue or OptionsWithOptionalValue; without
 	// a value the replacement string is {} (xargs -i, --replace).
 	ReplaceOptions []string `yaml:"replace_options,omitempty" json:"replace_options,omitempty"`
+	// OptionCommands are options whose value, or a part of it, is a command the program runs (git -c
+	// core.pager=CMD, ssh -o ProxyCommand=CMD, tar --checkpoint-action=exec=CMD). They are found anywhere in
+	// the arguments, before a `--`.
+	OptionCommands []ShellOptionCommand `yaml:"option_commands,omitempty" json:"option_commands,omitempty"`
+	// Code says that the program runs code given inline in a language the policy reads (python -c, perl -e,
+	// awk 'PROGRAM', sed 's/x/y/e'): the commands that code runs are checked.
+	Code *ShellCode `yaml:"code,omitempty" json:"code,omitempty"`
+	// InputSeparators end the command of a wrapper that runs it once per input (GNU parallel's :::): the
+	// words after a separator are inputs, put in place of the replacement strings ({}, {.}, {/}, ...) or
+	// appended; without a separator the inputs are read at run time.
+	InputSeparators []string `yaml:"input_separators,omitempty" json:"input_separators,omitempty"`
+}
+
+// ShellOptionCommand is an option of a program whose value holds a command the program runs.
+type ShellOptionCommand struct {
+	// Options are the spellings of the option (-c; -o; --checkpoint-action). A value is attached (--opt=V,
+	// -oV) or the next argument.
+	Options []string `yaml:"options" json:"options" jsonschema:"minItems=1"`
+	// Keys, when given, make the value KEY=VALUE (or KEY VALUE): only these keys (shell patterns, matched
+	// without regard to case, as git and ssh read their keys) hold a command, in VALUE.
+	Keys []string `yaml:"keys,omitempty" json:"keys,omitempty"`
+	// Prefix, when given, is what the command follows in the value (exec= for tar's checkpoint actions; !
+	// for git aliases, whose other values are git subcommands); a value without it runs nothing.
+	Prefix string `yaml:"prefix,omitempty" json:"prefix,omitempty"`
+	// Subcommands also read KEY VALUE operands after one of these subcommands (git config core.pager CMD).
+	Subcommands []string `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
+}
+
+// ShellCode is how a program takes code in a language the shell policy reads. The commands that code
+// runs (string literals given to os.system, subprocess.*, system, exec, backticks, child_process.*,
+// popen, ...) are checked as commands; a command the code builds at run time is dynamic. Code read from a
+// file is not seen.
+type ShellCode struct {
+	// Language is python, perl, ruby, javascript, php, lua, awk, sed (GNU: the e command and the e flag of
+	// s) or ex (vim's command line: !cmd, :r !cmd, system(), and the languages it embeds).
+	Language string `yaml:"language" json:"language" jsonschema:"enum=python,enum=perl,enum=ruby,enum=javascript,enum=php,enum=lua,enum=awk,enum=sed,enum=ex"`
+	// Options take code as their value (python -c, perl -e, vim -c); several are read in turn.
+	Options []string `yaml:"options,omitempty" json:"options,omitempty"`
+	// Operand makes the first operand the code, unless an option gave code or a file (awk, sed).
+	Operand bool `yaml:"operand,omitempty" json:"operand,omitempty"`
+	// PlusOperands makes every operand that starts with + code, after the + (vim +CMD).
+	PlusOperands bool `yaml:"plus_operands,omitempty" json:"plus_operands,omitempty"`
+	// FileOptions name a file that holds the code (awk -f, sed -f): that code is not seen.
+	FileOptions []string `yaml:"file_options,omitempty" json:"file_options,omitempty"`
+	// Stdin: without code from an option or an operand, and without a script operand other than -, the
+	// program reads its code from standard input; a here-document, a here-string or a constant pipe is
+	// read as that code.
+	Stdin bool `yaml:"stdin,omitempty" json:"stdin,omitempty"`
 }
 
 // ShellRemote names downloaders whose output must not be run as code.

@@ -7,6 +7,7 @@
 //	agentbash spec validate FILE...
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
+//	agentbash policy list
 //	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
 //	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
 //	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
@@ -42,6 +43,7 @@ const usage = `usage:
   agentbash spec validate FILE...
   agentbash spec schema
   agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
+  agentbash policy list
   agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
   agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
   agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
@@ -309,8 +311,11 @@ func cmdSpec(args []string, stdout io.Writer) error {
 }
 
 func cmdPolicy(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "list" {
+		return cmdPolicyList(stdout)
+	}
 	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprint(stderr, "agentbash policy: want check\n", usage)
+		fmt.Fprint(stderr, "agentbash policy: want check or list\n", usage)
 		return 2
 	}
 	flagArgs, words, dashed := splitDashes(args[1:])
@@ -367,5 +372,18 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "allow: %s\n", strings.Join(names, ", "))
+	return 0
+}
+
+// cmdPolicyList prints the policy library: what a spec can name with `use:`.
+func cmdPolicyList(stdout io.Writer) int {
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSUMMARY")
+	for _, e := range spec.Library() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Kind, strings.Join(strings.Fields(e.Summary), " "))
+	}
+	if err := tw.Flush(); err != nil {
+		return 1
+	}
 	return 0
 }

@@ -1,42 +1,32 @@
 package policy
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentbash/agentbash/spec"
-	"go.yaml.in/yaml/v3"
 )
 
-// fragments are the policy sets under test: each built-in variant's (read from its spec) and the opt-in
-// shell policy (testdata/shell.policies.yaml, which no built-in variant uses).
+// fragments are the policy sets under test: each built-in variant's (read from its spec) and the shell
+// guard of the policy library (spec/library/shell_guard.yaml, which no built-in variant uses).
 var fragments = []string{"toolregistry", "tunacode", "codegensandbox", "agentrail", "shell"}
 
 // loadPolicies returns the policies of a built-in variant, loaded through the spec loader from
-// variants/<name>/<name>.yaml, or those of testdata/<name>.policies.yaml decoded strictly.
+// variants/<name>/<name>.yaml, or, for "shell", the library's shell guard.
 func loadPolicies(tb testing.TB, name string) []spec.Policy {
 	tb.Helper()
-	variant := filepath.Join("..", "..", "variants", name, name+".yaml")
-	if _, err := os.Stat(variant); err == nil {
-		v, err := spec.Load(variant)
-		if err != nil {
-			tb.Fatal(err)
+	if name == "shell" {
+		p, ok := spec.LibraryPolicy("shell_guard")
+		if !ok {
+			tb.Fatal("the library has no shell_guard")
 		}
-		return v.Policies
+		return []spec.Policy{p}
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", name+".policies.yaml"))
+	v, err := spec.Load(filepath.Join("..", "..", "variants", name, name+".yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var ps []spec.Policy
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&ps); err != nil {
-		tb.Fatalf("%s: %v", name, err)
-	}
-	return ps
+	return v.Policies
 }
 
 // compileFragment compiles every policy of a fragment, keyed by name.

@@ -21,9 +21,11 @@
 //   - shell (shell*.go): parses with shellsyntax.FastParse, or mvdan.cc/sh/v3/syntax for what it declines;
 //     collects the statements with shellsyntax.Collector; expands words statically with shellexpand
 //     (quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace expansion,
-//     constant substitutions); and checks every simple command against the rules, unwrapping wrappers and
-//     parsing nested scripts. The analyser packages know nothing of policies; the rules, wrappers and
-//     findings are here.
+//     constant substitutions); and checks every simple command against the rules, unwrapping wrappers,
+//     parsing nested scripts and scripts read from standard input, and following what programs run from
+//     their options (shell_reach.go: option commands, parallel) and from inline code in other languages
+//     (inlinecode). The analyser packages know nothing of policies; the rules, wrappers and findings are
+//     here. A policy may start from a library policy (spec.Policy.Use), which the spec loader resolves.
 //
 // Messages are text/template strings (spec.Funcs, so goquote is Go's %q) over Data. A verdict carries the
 // rendered message and the policy's declared Failure; the host renders the Failure's own message with the
@@ -255,6 +257,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // the spec's own configuration; then it applies the host's options.
 func Compile(p spec.Policy, opts ...Option) (Checker, error) {
 	o := collect(opts)
+	p, err := resolve(p)
+	if err != nil {
+		return nil, err
+	}
 	c, err := build(p, nil)
 	if err != nil {
 		return nil, err
@@ -277,6 +283,11 @@ func CompileAll(ps []spec.Policy, opts ...Option) (map[string]Checker, error) {
 	out := make(map[string]Checker, len(ps))
 	var errs []error
 	for _, p := range ps {
+		p, err := resolve(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if _, dup := out[p.Name]; dup {
 			errs = append(errs, &Error{Policy: p.Name, Err: errors.New("declared twice")})
 			continue
@@ -292,6 +303,18 @@ func CompileAll(ps []spec.Policy, opts ...Option) (map[string]Checker, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// resolve takes a policy that uses a library policy (a spec the loader has completed has none left).
+func resolve(p spec.Policy) (spec.Policy, error) {
+	if p.Use == "" {
+		return p, nil
+	}
+	r, err := spec.ResolvePolicy(p)
+	if err != nil {
+		return spec.Policy{}, &Error{Policy: p.Use, Field: "use", Err: err}
+	}
+	return r, nil
 }
 
 func build(p spec.Policy, host *HostPermissions) (Checker, error) {

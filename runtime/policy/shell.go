@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentbash/agentbash/runtime/policy/inlinecode"
 	"github.com/agentbash/agentbash/runtime/policy/shellexpand"
 	"github.com/agentbash/agentbash/runtime/policy/shellsyntax"
 	"github.com/agentbash/agentbash/spec"
@@ -59,6 +60,12 @@ type wrapper struct {
 	appends     bool
 	replaceOpts map[string]bool
 	optOpts     map[string]bool // options with an optional, attached value
+	optCmds     map[string][]*optCommand
+	subCmds     []*optCommand // the option commands with subcommands
+	code        *codeSpec
+	inputSeps   map[string]bool
+	// readsOptions: a wrapper that runs none of its operands has options that run something.
+	readsOptions bool
 }
 
 type flagSpec struct {
@@ -141,9 +148,12 @@ func compileShell(b base, p spec.Policy) (Checker, error) {
 		switch cw.runs {
 		case "":
 			cw.runs = "command"
-		case "command", "script", "first_script", "shell", "alias", "source", "none":
+		case "command", "script", "first_script", "shell", "alias", "source", "stdin", "none":
 		default:
 			fail(field+".runs", fmt.Errorf("unknown runs %q", w.Runs))
+		}
+		if err := compileReach(cw, w, field); err != nil {
+			errs = append(errs, &Error{Policy: p.Name, Field: err.field, Err: err.err})
 		}
 		if len(w.Names) == 0 {
 			fail(field+".names", errors.New("a wrapper needs names"))
@@ -316,6 +326,11 @@ type analysis struct {
 	scopes []*scope
 	// args splits the command line being matched against the rules.
 	args argCache
+	// code counts the inline code being read, one inside another (python -c running python -c ...); hops
+	// the descriptors a script is read through (bash /dev/stdin < /dev/fd/3 ...).
+	code, hops int
+	// inline reads inline code (its buffers reused).
+	inline inlinecode.Scanner
 }
 
 func (a *analysis) find(f finding) {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/agentbash/agentbash/runtime/policy/shellexpand"
@@ -183,7 +184,10 @@ func (sc *scope) argv(args []shellexpand.Field, cc *callCtx) {
 	}
 	for _, name := range names {
 		if e.remoteSink[name] {
-			sc.remoteSink(args, cc)
+			// An interpreter whose code the policy reads reads it from stdin only when no option or operand
+			// gives it: its wrapper's code decides (curl ... | python3 -c 'import json' reads data).
+			w := e.wrappers[name]
+			sc.remoteSink(args, cc, w == nil || w.code == nil || !w.code.stdins)
 		}
 		if w := e.wrappers[name]; w != nil {
 			sc.unwrap(w, args, cc)
@@ -221,15 +225,16 @@ func (e *shellEngine) rulesFor(name string) []int {
 	return append(out, lit[i:]...)
 }
 
-// remoteSink blocks an interpreter fed by a downloader (curl ... | python, python <(curl ...)).
-func (sc *scope) remoteSink(args []shellexpand.Field, cc *callCtx) {
+// remoteSink blocks an interpreter fed by a downloader (curl ... | python, python <(curl ...)); stdin
+// says whether its standard input is the code.
+func (sc *scope) remoteSink(args []shellexpand.Field, cc *callCtx, stdin bool) {
 	for _, f := range args[1:] {
 		if sc.remoteIn(f.Substs()) {
 			sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.Src, segment: sc.segment(cc)})
 			return
 		}
 	}
-	if prod := cc.prod; len(prod) > 0 && sc.remoteIn(stmtNodes(prod)) {
+	if prod := cc.prod; stdin && len(prod) > 0 && sc.remoteIn(stmtNodes(prod)) {
 		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, segment: sc.pipeText(prod, cc)})
 	}
 }
@@ -253,7 +258,7 @@ func (sc *scope) pipeText(prod []*syntax.Stmt, cc *callCtx) string {
 
 // remoteIn reports a downloader among the commands of nodes (substitutions, pipeline stages).
 func (sc *scope) remoteIn(nodes []syntax.Node) bool {
-	if len(sc.a.e.remoteSrc) == 0 {
+	if len(sc.a.e.remoteSrc) == 0 || len(nodes) == 0 {
 		return false
 	}
 	found := false
@@ -293,6 +298,10 @@ func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 		if !ok || len(ops) == 0 {
 			return
 		}
+		if len(w.inputSeps) > 0 {
+			sc.perInput(w, ops, cc)
+			return
+		}
 		if w.runs == "first_script" {
 			ops = ops[:1]
 		}
@@ -326,30 +335,56 @@ func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 	case "source":
 		ops, _ := sc.wrapperOperands(w, rest, cc)
 		if len(ops) > 0 {
-			sc.scriptFile(ops[0], cc)
+			sc.scriptFile(ops[0], cc, reader{})
 		}
 	case "shell":
 		sc.shell(w, rest, cc)
+	case "stdin":
+		if _, ok := sc.wrapperOperands(w, rest, cc); ok {
+			sc.stdin(cc, 0, reader{})
+		}
+	case "none":
+		sc.none(w, rest, cc)
 	}
 }
 
+// optState is what a wrapper's options said: the replacement string (xargs -I R), and whether an option
+// gave the code a program runs (python -c) or a file that holds it (awk -f).
+type optState struct {
+	repl       string
+	code, file bool
+}
+
 // option handles one option token of a wrapper; it returns how many extra tokens it consumed, and false
-// when the wrapper runs nothing (a no-exec option). A replacement string (xargs -I R) is stored in repl.
-func (sc *scope) option(w *wrapper, rest []shellexpand.Field, i int, cc *callCtx, repl *string) (int, bool) {
+// when the wrapper runs nothing (a no-exec option). What the options say is stored in st (when not nil).
+func (sc *scope) option(w *wrapper, rest []shellexpand.Field, i int, cc *callCtx, st *optState) (int, bool) {
 	v := rest[i].Val
 	// handle acts on an option's value (has is false when an optional value is absent).
 	handle := func(opt string, f shellexpand.Field, has bool) {
 		switch {
 		case w.splitOpts[opt], w.scriptOpts[opt]:
 			sc.scriptField(f, cc, sc.Vars())
-		case w.replaceOpts[opt] && repl != nil:
+		case w.replaceOpts[opt] && st != nil:
 			switch {
 			case !has:
-				*repl = "{}"
+				st.repl = "{}"
 			case f.Dyn || f.Val == "":
-				*repl = unknownRepl
+				st.repl = unknownRepl
 			default:
-				*repl = f.Val
+				st.repl = f.Val
+			}
+		case w.optCmds[opt] != nil:
+			for _, oc := range w.optCmds[opt] {
+				sc.optionCommand(oc, f, cc)
+			}
+		case w.code != nil && w.code.opts[opt]:
+			if st != nil {
+				st.code = true
+			}
+			sc.runCode(w.code.lang, f, cc)
+		case w.code != nil && w.code.fileOpts[opt]:
+			if st != nil {
+				st.file = true
 			}
 		}
 	}
@@ -365,7 +400,10 @@ func (sc *scope) option(w *wrapper, rest []shellexpand.Field, i int, cc *callCtx
 		}
 		return 0
 	}
-	required := func(opt string) bool { return w.valueOpts[opt] || w.splitOpts[opt] || w.scriptOpts[opt] }
+	required := func(opt string) bool {
+		return w.valueOpts[opt] || w.splitOpts[opt] || w.scriptOpts[opt] || w.optCmds[opt] != nil ||
+			w.code != nil && (w.code.opts[opt] || w.code.fileOpts[opt])
+	}
 	if strings.HasPrefix(v, "--") {
 		name, inline, has := strings.Cut(v, "=")
 		switch {
@@ -428,7 +466,7 @@ func (sc *scope) wrapperOperands(w *wrapper, rest []shellexpand.Field, cc *callC
 func (sc *scope) unwrapCommand(w *wrapper, rest []shellexpand.Field, cc *callCtx) {
 	pos := w.positionals
 	i := 0
-	repl := ""
+	var st optState
 loop:
 	for i < len(rest) {
 		t := rest[i]
@@ -439,7 +477,7 @@ loop:
 			i++
 			break loop
 		case len(t.Val) > 1 && t.Val[0] == '-':
-			n, ok := sc.option(w, rest, i, cc, &repl)
+			n, ok := sc.option(w, rest, i, cc, &st)
 			if !ok || sc.a.found != nil {
 				return
 			}
@@ -458,8 +496,8 @@ loop:
 		return
 	}
 	switch {
-	case repl != "":
-		inner = replaced(inner, repl)
+	case st.repl != "":
+		inner = replaced(inner, st.repl)
 	case w.appends:
 		extra := shellexpand.Field{Dyn: true, Src: "(operands read at run time)"}
 		inner = append(append([]shellexpand.Field(nil), inner...), extra)
@@ -543,7 +581,11 @@ loop:
 		switch {
 		case t.Dyn:
 			break loop
-		case v == "--" || v == "-":
+		case v == "-":
+			i++
+			stdin = true // the script is read from standard input, the operands are its arguments
+			break loop
+		case v == "--":
 			i++
 			break loop
 		case strings.HasPrefix(v, "--"):
@@ -581,9 +623,9 @@ loop:
 			sc.scriptField(ops[0], cc, sc.Vars())
 		}
 	case len(ops) > 0 && !stdin:
-		sc.scriptFile(ops[0], cc)
+		sc.scriptFile(ops[0], cc, reader{})
 	default:
-		sc.stdinScript(cc)
+		sc.stdin(cc, 0, reader{})
 	}
 }
 
@@ -612,21 +654,47 @@ func (sc *scope) dynScript(f shellexpand.Field, cc *callCtx) {
 	}
 }
 
-// scriptFile follows a script file operand: a process substitution is a script made by its commands; a
-// file on disk is not known here and is allowed.
-func (sc *scope) scriptFile(f shellexpand.Field, cc *callCtx) {
+// scriptFile follows a script file operand: a process substitution is a script made by its commands;
+// /dev/stdin, /dev/fd/N and /proc/self/fd/N are what is on that descriptor; a file on disk is not known
+// here and is allowed.
+func (sc *scope) scriptFile(f shellexpand.Field, cc *callCtx, rd reader) {
 	switch {
 	case f.ProcSubst() != nil:
-		sc.producedScript(f.ProcSubst().Stmts, f.Src, cc, false)
+		sc.producedScript(f.ProcSubst().Stmts, f.Src, cc, false, rd)
+	case !f.Dyn && descriptorPath(f.Val) >= 0:
+		if sc.a.hops < maxHops { // < /dev/stdin on /dev/stdin ... goes round
+			sc.a.hops++
+			sc.stdin(cc, descriptorPath(f.Val), rd)
+			sc.a.hops--
+		}
 	case f.Dyn && sc.remoteIn(f.Substs()):
 		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.Src, segment: sc.segment(cc)})
 	}
 }
 
+// maxHops bounds how many descriptors a script read from a descriptor is followed through.
+const maxHops = 4
+
+// descriptorPath is the file descriptor a path names (/dev/stdin, /dev/fd/N, /proc/self/fd/N), or -1.
+func descriptorPath(p string) int {
+	p = path.Clean(p)
+	if p == "/dev/stdin" {
+		return 0
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, ok := strings.CutPrefix(p, dir); ok {
+			if fd, err := strconv.Atoi(n); err == nil && fd >= 0 && fd < 1<<16 {
+				return fd
+			}
+		}
+	}
+	return -1
+}
+
 // producedScript checks a script that is the output of stmts (a pipeline's earlier stages, or a process
-// substitution): a downloader is a remote script; a constant echo or printf is parsed; anything else is
-// dynamic.
-func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, piped bool) {
+// substitution): a downloader is a remote script; a constant echo or printf is read as the script (or the
+// code); anything else is dynamic.
+func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, piped bool, rd reader) {
 	e := sc.a.e
 	segment := sc.segment(cc)
 	if piped {
@@ -639,7 +707,7 @@ func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, 
 	if len(stmts) >= 1 {
 		if outs, ok := sc.StaticOutput(stmts[len(stmts)-1]); ok {
 			for _, o := range outs {
-				sc.a.script(o, sc.depth+1, sc.Vars())
+				sc.read(rd, shellexpand.Literal(o), cc)
 			}
 			return
 		}
@@ -649,30 +717,49 @@ func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, 
 	}
 }
 
-// stdinScript checks the script a shell reads from standard input: a here-string or here-document, a
-// redirected file or process substitution, or the earlier stages of its pipeline.
-func (sc *scope) stdinScript(cc *callCtx) {
+// stdin checks what a program reads from file descriptor fd (0: standard input) as a script or code: the
+// last here-string, here-document or redirected file for that descriptor, else, for standard input, the
+// earlier stages of its pipeline.
+func (sc *scope) stdin(cc *callCtx, fd int, rd reader) {
+	var last *syntax.Redirect
 	for _, r := range cc.stmt.Redirs {
-		switch r.Op {
-		case syntax.WordHdoc:
-			for _, f := range sc.Doc(r.Word, shellexpand.MaxAlts) {
-				sc.scriptField(f, cc, sc.Vars())
-			}
-			return
-		case syntax.Hdoc, syntax.DashHdoc:
-			for _, f := range sc.HereDoc(r.Hdoc, shellexpand.MaxAlts) {
-				sc.scriptField(f, cc, sc.Vars())
-			}
-			return
-		case syntax.RdrIn:
-			fs := sc.Word(r.Word, 1)
-			if len(fs) > 0 && len(fs[0]) > 0 {
-				sc.scriptFile(fs[0][0], cc)
-			}
-			return
+		if n, ok := redirectFd(r); ok && n == fd {
+			last = r
 		}
 	}
-	if prod := cc.prod; len(prod) > 0 {
-		sc.producedScript(prod, "", cc, true)
+	if last != nil {
+		switch last.Op {
+		case syntax.WordHdoc:
+			for _, f := range sc.Doc(last.Word, shellexpand.MaxAlts) {
+				sc.read(rd, f, cc)
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			for _, f := range sc.HereDoc(last.Hdoc, shellexpand.MaxAlts) {
+				sc.read(rd, f, cc)
+			}
+		case syntax.RdrIn, syntax.RdrInOut:
+			fs := sc.Word(last.Word, 1)
+			if len(fs) > 0 && len(fs[0]) > 0 {
+				sc.scriptFile(fs[0][0], cc, rd)
+			}
+		}
+		return
 	}
+	if prod := cc.prod; fd == 0 && len(prod) > 0 {
+		sc.producedScript(prod, "", cc, true, rd)
+	}
+}
+
+// redirectFd is the descriptor an input redirection opens (its number, else 0); ok is false for output.
+func redirectFd(r *syntax.Redirect) (int, bool) {
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	default:
+		return 0, false
+	}
+	if r.N == nil {
+		return 0, true
+	}
+	n, err := strconv.Atoi(r.N.Value)
+	return n, err == nil
 }

@@ -168,6 +168,75 @@ var Bypasses = []Bypass{
 	{"rule", `doas id`},
 	{"rule", `mount /dev/sdb1 /mnt`},
 	{"rule", `echo 'x' 'unterminated`},
+	{"rule", `git push --force-with-lease origin feature/x`},
+	{"rule", `git push --force-with-lease=main:abc123 origin main`},
+	{"rule", `git push --force-with origin main`},
+	// inline code of other languages (its shell-out calls, and code that builds a command at run time)
+	{"inline", `python3 -c 'import os; os.system("sudo id")'`},
+	{"inline", `python -c "import subprocess; subprocess.run(['rm', '-rf', '/'])"`},
+	{"inline", `python3 -c '__import__("os").system("reboot")'`},
+	{"inline", `python3 -c 'from subprocess import call as c; c("sudo id", shell=True)'`},
+	{"inline", `python3 -c 'import os; os.system(input())'`},
+	{"inline", `python3 -c 'import os; f = os.system; f("id")'`},
+	{"inline", `python3 -c "exec('import os; os.system(\"sudo id\")')"`},
+	{"inline", `perl -e 'system("sudo id")'`},
+	{"inline", "perl -e 'print `reboot`'"},
+	{"inline", `perl -ne 'system "sudo", "id"' f`},
+	{"inline", `ruby -e 'system("sudo id")'`},
+	{"inline", `ruby -e 'puts %x(reboot)'`},
+	{"inline", `node -e 'require("child_process").execSync("sudo id")'`},
+	{"inline", `node -e "require('child_process').spawnSync('rm', ['-rf', '/'])"`},
+	{"inline", `node --eval 'const {exec} = require("child_process"); exec(process.argv[1])'`},
+	{"inline", `php -r 'system("sudo id");'`},
+	{"inline", `php -r 'echo shell_exec("reboot");'`},
+	{"inline", `lua -e 'os.execute("sudo id")'`},
+	{"inline", `awk 'BEGIN{system("sudo id")}'`},
+	{"inline", `awk '{print | "sudo tee /etc/hosts"}' f`},
+	{"inline", `gawk -e 'BEGIN{"reboot" | getline}'`},
+	{"inline", `awk '{system($0)}' cmds.txt`},
+	{"inline", `echo id | sed 's/^/sudo /e'`},
+	{"inline", `sed -n '1e sudo id' f`},
+	{"inline", `vim -c '!sudo id' -c q`},
+	{"inline", `vim +'!reboot' +q`},
+	{"inline", `vi -c 'call system("sudo id")' f`},
+	{"inline", "python3 <<'EOF'\nimport os\nos.system(\"sudo id\")\nEOF"},
+	{"inline", `echo 'import os; os.system("sudo id")' | python3`},
+	{"inline", `python3 - <<< 'import os; os.system("reboot")'`},
+	{"inline", `bash -c "python3 -c 'import os; os.system(\"sudo id\")'"`},
+	{"inline", `python3 -c "$CODE"`},
+	// options whose value is a command
+	{"option", `git -c core.pager='sudo id' log`},
+	{"option", `git -c core.sshCommand='sudo id' fetch`},
+	{"option", `git -c alias.x='!sudo id' x`},
+	{"option", `git -c 'alias.x=!reboot' x`},
+	{"option", `git config alias.pwn '!sudo id'`},
+	{"option", `git config --global core.pager 'sudo id'`},
+	{"option", `git clone --upload-pack='sudo id' ./repo x`},
+	{"option", `tar --checkpoint=1 --checkpoint-action=exec='sudo id' -cf /tmp/x.tar .`},
+	{"option", `tar -xf x.tar --to-command='sudo id'`},
+	{"option", `tar -I 'sudo id' -xf x.tar`},
+	{"option", `tar --use-compress-program=reboot -xf x.tar`},
+	{"option", `rsync -e 'sudo id' a host:b`},
+	{"option", `ssh -o ProxyCommand='sudo id' host`},
+	{"option", `ssh -oProxyCommand=reboot host`},
+	{"option", `ssh -o PermitLocalCommand=yes -o 'LocalCommand sudo id' host`},
+	{"option", `scp -S sudo a host:b`},
+	{"option", `script -q -c 'sudo id' /dev/null`},
+	{"option", `man -P 'sudo id' ls`},
+	{"option", `parallel sudo ::: id`},
+	{"option", `parallel 'rm -rf {}' ::: /`},
+	{"option", `parallel ::: 'sudo id'`},
+	{"option", `ls | parallel rm -rf`},
+	// scripts read from standard input, /dev/stdin and descriptors
+	{"stdin", `source /dev/stdin <<< 'sudo id'`},
+	{"stdin", `. /dev/stdin <<< 'reboot'`},
+	{"stdin", `bash /dev/stdin <<< 'sudo id'`},
+	{"stdin", `echo 'sudo id' | source /dev/stdin`},
+	{"stdin", `bash /proc/self/fd/0 <<< 'sudo id'`},
+	{"stdin", `sh /dev/fd/3 3<<< 'sudo id'`},
+	{"stdin", `bash - <<< 'sudo id'`},
+	{"stdin", `at now <<< 'sudo id'`},
+	{"stdin", `echo reboot | at now`},
 }
 
 // Benign are everyday commands; none may be blocked.
@@ -200,7 +269,6 @@ var Benign = []string{
 	`rm -rf node_modules dist`,
 	`git add -A && git commit -m "fix: handle sudo prompt in docs"`,
 	`git push origin feature/x`,
-	`git push --force-with-lease origin feature/x`,
 	`git checkout -b feature/y`,
 	`docker build -t app:latest .`,
 	`docker run --rm app:latest sh -c 'echo ok'`,
@@ -265,6 +333,44 @@ var Benign = []string{
 	`git ls-files '*.go' | xargs -I{} gofmt -l {}`,
 	`ls | xargs -I % echo file: %`,
 	`cat dirs.txt | xargs -I{} rm -rf ./build/{}`,
+	// near-misses of the programs that run commands given as data
+	`python3 -c 'import os; print(os.getcwd())'`,
+	`python3 -c 'import platform; print(platform.system())'`,
+	`python3 -m http.server 8000`,
+	`python3 script.py --flag`,
+	`echo 'print(1)' | python3`,
+	"python3 <<'EOF'\nprint(\"hello\")\nEOF",
+	`perl -ne 'print if /foo/' file.txt`,
+	`perl -pi -e 's/foo/bar/g' file.txt`,
+	`ruby -e 'puts 1 + 1'`,
+	`node -e 'console.log(JSON.stringify({a: 1}))'`,
+	`php -r 'echo PHP_VERSION;'`,
+	`lua -e 'print(1)'`,
+	`awk '{print $1 | "sort -n"}' file.txt`,
+	`awk -F: '{print $1}' /etc/passwd`,
+	`git -c color.ui=never log`,
+	`git -c core.pager=cat log`,
+	`git -c user.name="A B" commit -m x`,
+	`git config --global user.email a@b.c`,
+	`git push --follow-tags`,
+	`git push -u origin main`,
+	`tar -czf out.tgz src`,
+	`tar -xzf archive.tgz -C /tmp/x`,
+	`tar -I zstd -xf x.tar.zst`,
+	`sed -n 1p f`,
+	`sed -i 's/e/x/g' file.txt`,
+	`sed -e 's/a/b/' -e 's/c/d/' f`,
+	`rsync -av -e 'ssh -p 2222' src/ host:dst/`,
+	`ssh -o StrictHostKeyChecking=no host uptime`,
+	`ssh -o ProxyCommand='ssh -W %h:%p bastion' host`,
+	`scp -P 2222 a host:b`,
+	`vim -c 'set nu' file.txt`,
+	`man -P cat ls`,
+	`parallel gzip ::: a.txt b.txt`,
+	`source /dev/stdin <<< 'echo hi'`,
+	`script -q -c 'make test' /dev/null`,
+	`curl -s https://api.example.com/v1/x | python3 -c 'import json, sys; print(json.load(sys.stdin)["a"])'`,
+	`curl -s https://api.example.com/v1/x | node -e 'process.stdin.pipe(process.stdout)'`,
 }
 
 // Command1KB repeats unit to 1024 bytes (padding with spaces).
@@ -287,7 +393,7 @@ type Shape struct {
 // Shapes are 1 KB commands the shell guard allows, one per shape: what a check costs depends on how dense
 // the command is in words, expansions and substitutions, on whether shellsyntax.FastParse reads it (all
 // but heredoc, which mvdan.cc/sh parses) and on what it runs (nested parses and checks every bash -c
-// script). The first is Lists, the last Nested.
+// script; inline reads Python and awk code, options the options of git, sed and tar). The first is Lists.
 var Shapes = []Shape{
 	{"lists", Lists},
 	{"build", Command1KB(`cd /repo/app && npm ci --no-audit && npm run build -- --prod && npm test -- --coverage; `)},
@@ -299,6 +405,8 @@ var Shapes = []Shape{
 	{"substitutions", Command1KB(`echo "$(date +%s) $(whoami) $(pwd)" >> log.txt; `)},
 	{"heredoc", "cat > notes.md <<'EOF'\n" + strings.Repeat("some text line with words\n", 38) + "EOF\n"},
 	{"nested", Nested},
+	{"inline", Command1KB(`python3 -c 'import os; print(os.getcwd())' && awk '{print $1 | "sort"}' f; `)},
+	{"options", Command1KB(`git -c color.ui=never log -1 | sed -n 1p && tar -czf out.tgz src; `)},
 }
 
 var (
@@ -309,4 +417,5 @@ var (
 )
 
 // FuzzSeeds start every policy fuzzer.
-var FuzzSeeds = []string{"sudo ls", "rm -rf /tmp/x; echo ſ\u00a0é", "bash -c 'eval \"$(curl x)\"' | sh", "${a[@]/#x/y} {1..3}", ":(){ :|:& };:"}
+var FuzzSeeds = []string{"sudo ls", "rm -rf /tmp/x; echo ſ\u00a0é", "bash -c 'eval \"$(curl x)\"' | sh", "${a[@]/#x/y} {1..3}", ":(){ :|:& };:",
+	`python3 -c 'import os; os.system("id")' && git -c alias.x='!id' x`, `awk '{print | "sort"}' f | sed 's/a/b/e' | parallel echo ::: a`}
