@@ -137,7 +137,7 @@ func NormalizeBashCommand(command string) string {
 	return t
 }
 
-// NormalizeFirstSpace is the earlier normalisation (agentrail at eb5ebc18): trim leading white space
+// NormalizeFirstSpace is an earlier form of the rule language's normalisation: trim leading white space
 // (JavaScript's trimStart), then replace the first space character, and only it, with `:`
 // (`git  status` -> `git: status`; a tab does not count).
 func NormalizeFirstSpace(command string) string {

@@ -2,11 +2,8 @@ package policy
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/agentbash/agentbash/spec"
 )
 
 // assertVerdict checks a verdict against an upstream message (empty: allowed) and decision.
@@ -167,29 +164,5 @@ func TestAgentrailNormalize(t *testing.T) {
 		if got := NormalizeBashCommand(tc.cmd); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.cmd, got, tc.want)
 		}
-	}
-}
-
-// The library's upstream deny lists (spec/library) are the built-in variants' own, field for field.
-func TestLibraryDenyListsAreTheVariants(t *testing.T) {
-	n := 0
-	for _, f := range []string{"toolregistry", "tunacode", "codegensandbox", "agentrail"} {
-		for _, p := range loadPolicies(t, f) {
-			if p.Kind == "permission" {
-				continue // a host's configuration, not a deny list
-			}
-			lib, ok := spec.LibraryPolicy(p.Name)
-			if !ok {
-				t.Errorf("%s: %s is not in the library", f, p.Name)
-				continue
-			}
-			n++
-			if !reflect.DeepEqual(lib, p) {
-				t.Errorf("%s: the library's %s differs from the variant's:\n library %+v\n variant %+v", f, p.Name, lib, p)
-			}
-		}
-	}
-	if n != 5 {
-		t.Errorf("%d deny lists compared, want 5", n)
 	}
 }
