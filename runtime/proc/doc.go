@@ -11,10 +11,12 @@
 //     killed it), the whole process group is SIGKILLed at once, so a
 //     background child (`sleep 30 & echo hi`) cannot keep the call alive by
 //     holding the output pipes.
+//   - Then the processes that left the group are found and killed: the
+//     survivor sweep (below).
 //   - The pipes are then read until EOF, but at most [Spec.Grace]: a process
-//     that escaped the group (`setsid sleep 30 &`) may hold them open forever.
-//     When the grace expires, whatever is already buffered in the pipes is
-//     still delivered, then the read ends are closed.
+//     that escaped the group and the sweep (see its limits) may hold them open
+//     forever. When the grace expires, whatever is already buffered in the
+//     pipes is still delivered, then the read ends are closed.
 //   - [Process.Done] is closed only after all of that: the leader is reaped,
 //     the group has been killed, the output has reached the writers, and the
 //     run's goroutines are done (see [Process.Done]).
@@ -31,6 +33,67 @@
 // Signals are only ever sent to the process group we created, and only while
 // its leader has not been reaped (the leader is observed with waitid(WNOWAIT)
 // first), so a recycled pid can never be hit.
+//
+// # The survivor sweep
+//
+// A descendant can leave the process group: setsid(1) or setsid(2) (`setsid
+// sleep 100 &`, a daemon's double fork into a new session), setpgid(2) (a
+// shell with job control, `set -m`). The group kill misses it, and it would
+// live on after the call, holding the output pipes or not. (A double fork or
+// `nohup ... &` that stays in the group is killed with the group.)
+//
+// So every process a run starts carries a marker in its environment,
+// AGENTBASH_RUN_<key>=<n>, where the key is random per host process (so a run
+// started by a nested agentbash keeps both markers) and n numbers the runs.
+// Every process forked or executed by the run inherits it. When the run ends
+// (the shell exited, or [Process.Kill] killed it; for a background shell, when
+// it ends or is killed) and the group has been killed, the sweep looks for the
+// marker in /proc/PID/environ of the processes created since the run started,
+// and SIGKILLs those that hold it ([Exit.Swept] counts them). Each is pinned
+// with a pidfd and its environment read again through the same pid before the
+// signal, so a pid recycled in between is never hit.
+//
+// The processes created since the run started are found without listing all
+// of /proc: pids are allocated cyclically, so they are those between the
+// shell's pid and the last pid allocated (ns_last_pid, or /proc/loadavg),
+// unless the pid counter went all the way round during the run. That takes
+// pid_max allocations; at most 10 million pids a second can be allocated on a
+// machine (each is a clone(2) under one lock; real figures are far lower), so
+// for a run shorter than pid_max/10M (3 ms for the old default 32768, 0.4 s
+// for 4194304) the range is exact; a longer run lists every process in /proc.
+// If no pid was allocated since the shell's (a `true`), the sweep is one read.
+//
+// The sweep goes in rounds: a process found is killed and waited for (its
+// pidfd), then the pids allocated meanwhile are looked at, until a round finds
+// nothing and no pid was allocated during it; a process forking while the
+// sweep runs is caught by the next round. A process caught in execve (its new
+// environment not yet set up) is looked at again. The sweep gives up after 2
+// s (a process that SIGKILL cannot end, in uninterruptible sleep; a machine
+// that never stops creating processes).
+//
+// Its limits, by construction:
+//   - A process that drops the marker escapes it: one executed with a cleared
+//     or rebuilt environment (`env -i`, a program that builds its children's
+//     environment from scratch) or that overwrites its environment in place
+//     (setproctitle does). /proc/PID/environ is the environment the process
+//     was executed with, so unsetting the variable in a shell does not hide
+//     the shell, only what it executes after.
+//   - A process whose environment we may not read: another user's (a setuid
+//     program, or one that changed its uid), or one that made itself not
+//     dumpable (prctl PR_SET_DUMPABLE, as ssh-agent does), unless the host
+//     runs with CAP_SYS_PTRACE.
+//   - A process in another pid namespace is seen through its pid in ours, so
+//     it is found; one that is not visible in our /proc (a /proc mounted for
+//     another namespace) is not. Without /proc there is no sweep.
+//   - The sweep runs when the run ends, not while it runs: a background shell
+//     that is still running keeps its escaped children until it ends.
+//
+// Those it misses are still bounded by [Spec.Grace] on the pipes. A cgroup
+// (cgroup.kill) would have none of these limits but needs a delegated cgroup
+// v2 hierarchy, which a library cannot assume; PR_SET_CHILD_SUBREAPER would
+// make the host the parent of every orphan, including those of the host's own
+// children started with os/exec, which proc must never reap or kill, and it
+// still would not tell ours from theirs without the marker.
 //
 // The package is Linux only.
 package proc

@@ -34,7 +34,9 @@ type Spec struct {
 
 	// Env is the full environment; the caller merges. Nil means an empty
 	// environment: the environment of this process is never inherited
-	// implicitly.
+	// implicitly. Start appends one entry, the run's marker
+	// (AGENTBASH_RUN_<key>=<n>, see the survivor sweep in the package
+	// documentation).
 	Env []string
 
 	// Stdout receives the standard output. Its Write must never block for
@@ -79,6 +81,10 @@ type Exit struct {
 	// without seeing EOF.
 	GraceExpired bool
 
+	// Swept is the number of processes that had left the shell's process group (setsid, setpgid) and
+	// were found by their marker and killed when the run ended (see the package documentation).
+	Swept int
+
 	// Err is the first wait or I/O error (reading a pipe, or writing to
 	// Stdout or Stderr), if any. Output keeps being drained after a write
 	// error, so the child never blocks on a full pipe.
@@ -95,6 +101,11 @@ type Process struct {
 	grace time.Duration
 	done  chan struct{}
 	exit  Exit // written once before done is closed
+
+	// marker is the environment entry of the run's processes; sweepOwn says that this Process sweeps
+	// them when it ends (false for the programs of an embedded shell: the shell sweeps once at its end).
+	marker   string
+	sweepOwn bool
 
 	mu      sync.Mutex
 	exited  bool // the shell's exit was observed; never signal the group after
