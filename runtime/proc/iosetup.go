@@ -30,9 +30,13 @@ func (s *ioSetup) null() (*os.File, error) {
 	return s.devnull, nil
 }
 
-// output returns the child's file for one output: file if non-nil,
-// /dev/null if w is nil, else the write end of a new pipe pumped into w.
+// output returns the child's file for one output: file if non-nil, w itself
+// if it is an *os.File, /dev/null if w is nil or io.Discard, else the write
+// end of a new pipe pumped into w.
 func (s *ioSetup) output(file *os.File, w io.Writer) (*os.File, error) {
+	if file == nil {
+		file, w = splitWriter(w)
+	}
 	if file != nil {
 		return file, nil
 	}

@@ -40,11 +40,15 @@ type Spec struct {
 	Env []string
 
 	// Stdout receives the standard output. Its Write must never block for
-	// long (a bounded capture). Nil discards the output (the child's fd 1
-	// is /dev/null).
+	// long (a bounded capture): Done waits for the output to reach it. Nil
+	// or io.Discard discards the output (the child's fd 1 is /dev/null). An
+	// *os.File is the child's fd 1 itself, with no pipe and no copy, as an
+	// inherited terminal would be: the child blocks if it blocks, and a Kill
+	// still ends the run.
 	Stdout io.Writer
 
-	// Stderr receives the standard error; ignored if Combined. Nil discards.
+	// Stderr receives the standard error, as Stdout does; ignored if
+	// Combined. Nil or io.Discard discards.
 	// If Stderr is the same writer as Stdout (and not Combined), writes to
 	// it are serialised, as with os/exec.
 	Stderr io.Writer
