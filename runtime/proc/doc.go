@@ -95,5 +95,46 @@
 // children started with os/exec, which proc must never reap or kill, and it
 // still would not tell ours from theirs without the marker.
 //
+// # When the host dies
+//
+// A host that exits normally, or on a signal it handles, ends its runs
+// itself ([Process.Kill] and Done). A host that is SIGKILLed (or crashes)
+// runs nothing more, so [EnableWatchdog] (opt-in; `agentbash serve` turns it
+// on) arranges for its runs to die with it:
+//
+//   - Each external child gets PR_SET_PDEATHSIG SIGKILL. The kernel sends it
+//     when the thread that forked the child exits, not the process, and Go
+//     ends a thread when a goroutine locked to it returns; so with the
+//     watchdog enabled every fork happens on one OS thread locked for the
+//     life of the process. It reaches the direct child only (the shell, or a
+//     program of the embedded shell), not the child's children, and the
+//     kernel clears it when the child executes a set-user-ID program.
+//   - A watchdog process, started by EnableWatchdog: this same binary run
+//     again through /proc/self/exe with AGENTBASH_PROC_WATCHDOG in its
+//     environment, which proc's init recognises before main runs (so any
+//     binary that imports proc can be its own watchdog: the agentbash CLI, a
+//     host, a test binary; the init functions of the packages initialised
+//     before proc do run). It runs in a session of its own, so ^C, a hangup
+//     or a signal to the host's process group does not reach it. The host
+//     tells it, through a pipe, each process group it starts and ends; when
+//     the pipe reaches EOF (the host is gone, however it died), the watchdog
+//     kills the groups whose leader is alive (pinned by a pidfd, so the group
+//     id cannot have been recycled) and those that still hold a process
+//     carrying one of the host's run markers (the leader may already be dead
+//     of its PR_SET_PDEATHSIG), then sweeps every process holding one of the
+//     host's markers, wherever its pid (the whole of /proc, in rounds), and
+//     exits. This takes milliseconds after the host's death.
+//
+// Limits: those of the sweep (a process that dropped its marker, changed its
+// uid or is not dumpable), except that a member of a group the watchdog kills
+// needs no marker; a process that dropped its marker in a group whose leader
+// is dead and with no marked member left is missed. The watchdog can itself be
+// killed (by its pid, by the OOM killer): the host starts another at its next
+// Start and hands it the live groups, but if the host dies before that, only
+// PR_SET_PDEATHSIG acts. A cgroup kill of the whole service needs none of
+// this. EnableWatchdog needs /proc/self/exe (it fails where /proc is not
+// mounted) and costs one process per host and, per Start, a hop to the
+// spawning thread and two small writes to the pipe.
+//
 // The package is Linux only.
 package proc

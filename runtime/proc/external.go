@@ -59,16 +59,25 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		p.marker, p.sweepOwn = newMarker(), true
 	}
 	started := time.Now()
-	proc, err := os.StartProcess(path, s.Argv, &os.ProcAttr{
+	attr := &os.ProcAttr{
 		Dir:   s.Dir,
 		Env:   withMarker(s.Env, p.marker),
 		Files: []*os.File{stdin, stdout, stderr},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
+	}
+	var proc *os.Process
+	if watchdogEnabled() {
+		// Dies with the host: see EnableWatchdog.
+		attr.Sys.Pdeathsig = syscall.SIGKILL
+		onSpawnThread(func() { proc, err = os.StartProcess(path, s.Argv, attr) })
+	} else {
+		proc, err = os.StartProcess(path, s.Argv, attr)
+	}
 	if err != nil {
 		files.abort()
 		return nil, err
 	}
+	watchGroup(proc.Pid)
 	// The child has its copies; ours must go, or we would never see EOF.
 	files.closeChildEnds()
 	p.pid = proc.Pid
@@ -101,6 +110,7 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 	}
 
 	st, err := proc.Wait() // reap
+	unwatchGroup(p.pid)
 	switch {
 	case err != nil:
 		ex.Err = err

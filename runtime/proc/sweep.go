@@ -165,12 +165,27 @@ func sweep(marker string, from int, started time.Time) int {
 	}
 	s := newSweeper("\x00" + marker + "\x00")
 	defer s.release()
-	full := time.Since(started) >= fullScanAfter()
-	lo := from
+	s.rounds(from, hi, time.Since(started) >= fullScanAfter())
+	return s.killed
+}
+
+// sweepKey SIGKILLs every process holding a marker of the host key in its environment (every run of
+// that host), wherever its pid is: the watchdog's sweep once its host is gone.
+func sweepKey(key string) int {
+	s := newSweeper("\x00" + key + "=")
+	defer s.release()
+	s.rounds(-1, lastPid(), true)
+	return s.killed
+}
+
+// rounds sweeps the pids in (lo, hi], or every pid first if full, then, round after round, the pids
+// allocated during the previous round, until a round finds nothing and no pid was allocated during it.
+// Without a pid cursor every round lists all of /proc, until one finds nothing.
+func (s *sweeper) rounds(lo, hi int, full bool) {
 	deadline := time.Now().Add(sweepLimit)
 	for delay := 20 * time.Microsecond; ; {
 		found := s.recheck()
-		if full {
+		if full || hi < 0 {
 			found += s.scan(func(int) bool { return true })
 			full = false
 		} else {
@@ -180,8 +195,9 @@ func sweep(marker string, from int, started time.Time) int {
 			s.waitVictims(deadline)
 		}
 		next := lastPid()
-		if (found == 0 && next == hi && len(s.unsure) == 0) || next < 0 || time.Now().After(deadline) {
-			return s.killed
+		quiet := found == 0 && next == hi && len(s.unsure) == 0
+		if quiet || time.Now().After(deadline) {
+			return
 		}
 		if found == 0 && next == hi {
 			// Only processes in execve are left to look at: give them a moment.
