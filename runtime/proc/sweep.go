@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -62,35 +63,36 @@ func withMarker(env []string, marker string) []string {
 // started has a pid in the cyclic interval (the run's first pid, the last pid allocated now], unless the
 // cursor went all the way round in between, which takes pidMax allocations.
 
-// pidCursorFiles hold the last pid allocated in our pid namespace: ns_last_pid (CONFIG_CHECKPOINT_RESTORE),
-// else the last field of loadavg.
-var pidCursorFile = sync.OnceValue(func() string {
-	for _, f := range []string{"/proc/sys/kernel/ns_last_pid", "/proc/loadavg"} {
+// pidCursor is an open file that holds the last pid allocated in our pid namespace: ns_last_pid
+// (CONFIG_CHECKPOINT_RESTORE), else /proc/loadavg (its last field); nil if neither can be read. It is
+// opened once, at init (so that it is there before any descriptor count a host or a test makes), and read
+// with pread.
+var pidCursor = func() *os.File {
+	for _, name := range []string{"/proc/sys/kernel/ns_last_pid", "/proc/loadavg"} {
+		f, err := openFile(name, syscall.O_RDONLY)
+		if err != nil {
+			continue
+		}
 		if readLastPid(f) > 0 {
 			return f
 		}
+		f.Close()
 	}
-	return ""
-})
+	return nil
+}()
 
 // lastPid returns the pid most recently allocated in this pid namespace, or -1 if /proc cannot tell.
 func lastPid() int {
-	f := pidCursorFile()
-	if f == "" {
+	if pidCursor == nil {
 		return -1
 	}
-	return readLastPid(f)
+	return readLastPid(pidCursor)
 }
 
-func readLastPid(file string) int {
-	fd, err := syscall.Open(file, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return -1
-	}
+func readLastPid(f *os.File) int {
 	var buf [128]byte
-	n, err := syscall.Read(fd, buf[:])
-	_ = syscall.Close(fd)
-	if err != nil || n <= 0 {
+	n, err := f.ReadAt(buf[:], 0)
+	if n <= 0 || (err != nil && err != io.EOF) {
 		return -1
 	}
 	b := bytes.TrimSpace(buf[:n])

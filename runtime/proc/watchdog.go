@@ -85,22 +85,20 @@ func startWatchdogLocked() error {
 	if err != nil {
 		return fmt.Errorf("proc: watchdog: %w", err)
 	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
+	if devNull == nil {
 		r.Close()
 		w.Close()
-		return fmt.Errorf("proc: watchdog: %w", err)
+		return fmt.Errorf("proc: watchdog: %w", devNullErr)
 	}
 	p, err := os.StartProcess("/proc/self/exe", []string{watchdogName}, &os.ProcAttr{
 		Dir:   "/",
 		Env:   []string{watchdogEnv + "=" + hostKey()},
-		Files: []*os.File{r, devnull, devnull},
+		Files: []*os.File{r, devNull, devNull},
 		// A session of its own: the signals sent to the host's process group or terminal (^C, a hangup,
 		// a supervisor killing the group) do not reach it.
 		Sys: &syscall.SysProcAttr{Setsid: true},
 	})
 	r.Close()
-	devnull.Close()
 	if err != nil {
 		w.Close()
 		return fmt.Errorf("proc: watchdog: %w", err)
