@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -71,9 +69,9 @@ type Entry struct {
 // the reference renders a probe with a small count, and the count is chosen so that the rendered text is
 // Want units long (bytes or chars).
 type Sizing struct {
-	Unit  string `json:"unit"`
-	Want  int    `json:"want"`
-	Fixed int    `json:"fixed"`
+	Unit  spec.SizeUnit `json:"unit"`
+	Want  int           `json:"want"`
+	Fixed int           `json:"fixed"`
 }
 
 // field is one parameter of a call, kept in order.
@@ -107,37 +105,22 @@ func object(fs ...field) json.RawMessage {
 type toolInfo struct {
 	v     *spec.Variant
 	t     *spec.Tool
-	roles map[string]*spec.Param
 	grace time.Duration
 }
 
 func newToolInfo(v *spec.Variant, t *spec.Tool) *toolInfo {
-	ti := &toolInfo{v: v, t: t, roles: map[string]*spec.Param{}, grace: 500 * time.Millisecond}
-	for i := range t.Params {
-		p := &t.Params[i]
-		if p.Role != "" && p.Role != "none" {
-			ti.roles[p.Role] = p
-		}
-	}
-	if d, err := time.ParseDuration(v.Shell.Grace); err == nil {
-		ti.grace = d
-	}
-	return ti
+	return &toolInfo{v: v, t: t, grace: v.Shell.GraceDuration()}
 }
 
-func (ti *toolInfo) kind() string {
-	if ti.t.Kind == "" {
-		return "exec"
-	}
-	return ti.t.Kind
-}
+// role returns the tool's parameter with this role, or nil.
+func (ti *toolInfo) role(r spec.Role) *spec.Param { return ti.t.Param(r) }
 
 // params builds a call: the given parameters (by role, or by name for parameters without a role) first in
 // the tool's parameter order, then every other required parameter filled with a plain value.
 func (ti *toolInfo) params(set map[string]any) json.RawMessage {
 	var fs []field
 	for _, p := range ti.t.Params {
-		if v, ok := set[p.Role]; ok && p.Role != "" && p.Role != "none" {
+		if v, ok := set[string(p.Role)]; ok && p.Role != spec.RoleNone {
 			if v != omit {
 				fs = append(fs, field{p.Name, v})
 			}
@@ -254,9 +237,9 @@ func Cases(v *spec.Variant) []Case {
 				b.checks = append(b.checks, c)
 			}
 		}
-		switch ti.kind() {
-		case "exec":
-			if ti.roles["command"] == nil {
+		switch ti.t.Kind {
+		case spec.KindExec:
+			if ti.role(spec.RoleCommand) == nil {
 				continue
 			}
 			b.basics()
@@ -266,7 +249,7 @@ func Cases(v *spec.Variant) []Case {
 			b.otherRoles()
 			b.commandChecks()
 			b.policies(checkers)
-		case "poll", "kill":
+		case spec.KindPoll, spec.KindKill:
 			b.shellIDs()
 		}
 		out = append(out, b.cases...)
@@ -303,10 +286,10 @@ func (b *builder) basics() {
 // emit is a shell command writing exactly n units (bytes or chars) of text with distinguishable ends
 // ("<" and ">"; with chars, a two-byte character after "<" and before ">") and no white space, so a head, a
 // tail and a strip are visible. count, when not empty, replaces the filler count (a sized case).
-func emit(n int, unit, count string) string {
+func emit(n int, unit spec.SizeUnit, count string) string {
 	fixed := 2
 	head, tail := `<`, `>`
-	if unit == "chars" {
+	if unit == spec.Chars {
 		fixed, head, tail = 4, `<\303\251`, `\303\251>`
 	}
 	if count == "" {
@@ -318,8 +301,8 @@ func emit(n int, unit, count string) string {
 	return "printf '" + head + "'; head -c " + count + " /dev/zero | tr '\\0' a; printf '" + tail + "'"
 }
 
-func emitFixed(unit string) int {
-	if unit == "chars" {
+func emitFixed(unit spec.SizeUnit) int {
+	if unit == spec.Chars {
 		return 4
 	}
 	return 2
@@ -361,9 +344,9 @@ func (b *builder) limits() {
 		}
 	}
 	// Result-level truncation: the whole rendered text is limited, so the output size is calibrated.
-	for _, name := range sortedKeys(b.ti.t.Results.Cases) {
+	for _, name := range b.ti.t.Outcomes() {
 		sh := b.ti.t.Results.Cases[name]
-		if sh.Truncate == nil || sh.Text == nil || (name != "exit" && name != "success") {
+		if sh.Truncate == nil || sh.Text == nil || (name != spec.OutcomeExit && name != spec.OutcomeSuccess) {
 			continue
 		}
 		tr := sh.Truncate
@@ -418,7 +401,7 @@ func number(p *spec.Param, v float64) any {
 }
 
 func (b *builder) timeouts() {
-	tm, p := b.ti.t.Timeout, b.ti.roles["timeout"]
+	tm, p := b.ti.t.Timeout, b.ti.role(spec.RoleTimeout)
 	if tm == nil || p == nil {
 		return
 	}
@@ -428,7 +411,7 @@ func (b *builder) timeouts() {
 	b.cmd(fmt.Sprintf("timeout with partial output (%s%s)", fmtNum(small), tm.Unit), "echo partial; sleep 5; echo late",
 		map[string]any{"timeout": number(p, small)},
 		Case{MaxElapsed: d + b.ti.grace + 3*time.Second, NoSurvivors: !background,
-			About: "partial output, then a timeout of " + fmtNum(small) + tm.Unit + " expires (" + tm.Expiry + ")"})
+			About: "partial output, then a timeout of " + fmtNum(small) + string(tm.Unit) + " expires (" + string(tm.Expiry) + ")"})
 	// Zero: expires at once, means the default, or fails the range rule. The command is silent for a
 	// second so that "at once" cannot race with its output.
 	b.cmd("timeout zero", "sleep 1; echo zero", map[string]any{"timeout": 0},
@@ -451,7 +434,7 @@ func (b *builder) timeouts() {
 func fmtNum(f float64) string { return fmt.Sprint(f) }
 
 func (b *builder) workdirs() {
-	p := b.ti.roles["workdir"]
+	p := b.ti.role(spec.RoleWorkdir)
 	if p == nil {
 		return
 	}
@@ -476,14 +459,14 @@ func (b *builder) workdirs() {
 }
 
 func (b *builder) otherRoles() {
-	if b.ti.roles["env"] != nil {
+	if b.ti.role(spec.RoleEnv) != nil {
 		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},
 			Case{NoSurvivors: true})
 	}
-	if b.ti.roles["capture"] != nil {
+	if b.ti.role(spec.RoleCapture) != nil {
 		b.cmd("output not captured", "echo hidden; echo hidden-err >&2", map[string]any{"capture": false}, Case{NoSurvivors: true})
 	}
-	if b.ti.roles["background"] != nil {
+	if b.ti.role(spec.RoleBackground) != nil {
 		b.cmd("run in background", "echo started", map[string]any{"background": true}, Case{})
 	}
 }
@@ -564,5 +547,3 @@ func (b *builder) policies(checkers map[string]policy.Checker) {
 		}
 	}
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -127,7 +127,7 @@ func inputSchema(t spec.Tool) map[string]any {
 	for _, p := range t.Params {
 		s := map[string]any{"type": p.Type}
 		if p.Nullable {
-			s["type"] = []string{p.Type, "null"}
+			s["type"] = []spec.Type{p.Type, "null"}
 		}
 		if p.Description != "" {
 			s["description"] = p.Description

@@ -111,10 +111,8 @@ func (s *session) close() error {
 
 // format is a tool's result format.
 func (s *session) format(tool string) string {
-	for _, t := range s.v.Tools {
-		if t.Name == tool {
-			return t.Results.Format
-		}
+	if t := s.v.Tool(tool); t != nil {
+		return string(t.Results.Format)
 	}
 	return ""
 }

@@ -10,115 +10,66 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-// paramsType emits a tool's parameters struct. Its tags make github.com/invopop/jsonschema reflect the
-// model-facing schema (toolschema.Input): json names, omitempty for optional parameters (so they are not
-// required), and jsonschema tags for defaults, minimums, nullability and descriptions.
-func (g *generator) paramsType(tg *toolGen) error {
-	var fields []jen.Code
-	var nulls []nullParam
-	seen := map[string]string{}
-	for i := range tg.t.Params {
-		p := &tg.t.Params[i]
-		name := goName(p.Name)
-		if prev, ok := seen[name]; ok {
-			return fmt.Errorf("parameters %q and %q both become Go field %s", prev, p.Name, name)
-		}
-		seen[name] = p.Name
-		typ, err := paramGoType(p)
-		if err != nil {
-			return err
-		}
-		tags, err := paramTags(p)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			fields = append(fields, jen.Line())
-		}
-		fields = append(fields, jen.Comment(wrap(paramDoc(name, p))), jen.Id(name).Add(typ).Tag(tags))
-		if p.Nullable && !p.Required {
-			nullName := name + "Null"
-			if prev, ok := seen[nullName]; ok {
-				return fmt.Errorf("parameters %q and %q both become Go field %s", prev, p.Name, nullName)
-			}
-			seen[nullName] = p.Name
-			nulls = append(nulls, nullParam{null: nullName, json: p.Name})
-			fields = append(fields, jen.Line(), jen.Comment(wrap(fmt.Sprintf("%s sends %s as JSON null, as a model may "+
-				"(%s must then be nil). What null means is the tool's: it can differ from leaving the parameter out.",
-				nullName, p.Name, name))), jen.Id(nullName).Bool().Tag(map[string]string{"json": "-"}))
+// params emits a tool's parameters struct. Its tags make github.com/invopop/jsonschema reflect the
+// model-facing schema (spec.Tool.InputSchema): json names, omitempty for optional parameters (so they are not
+// required), jsonschema tags for defaults, minimums and nullability, and the description.
+func (g *generator) params(t *spec.Tool) {
+	gt := t.Go()
+	var fields, nulls []jen.Code
+	for _, gp := range gt.ParamFields {
+		fields = append(fields, jen.Id(gp.Name).Add(paramType(gp.Param)).Tag(paramTags(gp.Param)))
+		if gp.Null != "" {
+			fields = append(fields,
+				jen.Comment(fmt.Sprintf("// %s sends %s as null (%s must be nil); null may mean other than absent.", gp.Null, gp.Param.Name, gp.Name)),
+				jen.Id(gp.Null).Bool().Tag(map[string]string{"json": "-"}))
+			nulls = append(nulls, jen.Qual(runtimePkg, "Null").Add(keyed(jen.Id("Name"), jen.Lit(gp.Param.Name), jen.Id("Set"), jen.Id("p").Dot(gp.Null))))
 		}
 	}
-	doc := fmt.Sprintf("%s are the parameters of the %s tool, as its model sends them. Optional parameters "+
-		"are pointers: nil leaves them out, and the tool applies its default.", tg.params, tg.t.Name)
-	g.f.Comment(wrap(doc))
-	g.f.Type().Id(tg.params).Struct(fields...)
+	g.f.Comment(wrap(fmt.Sprintf("%s are the parameters of the %s tool; a nil pointer leaves an optional one out.", gt.Params, t.Name)))
+	g.f.Type().Id(gt.Params).Struct(fields...)
 	g.f.Line()
-	if len(nulls) > 0 {
-		g.marshalNulls(tg.params, nulls)
+	if len(nulls) == 0 {
+		return
 	}
-	return nil
-}
-
-// nullParam is an optional nullable parameter: its XNull field and its JSON name.
-type nullParam struct{ null, json string }
-
-// marshalNulls emits a MarshalJSON that sends the parameters whose XNull field is set as null.
-func (g *generator) marshalNulls(params string, nulls []nullParam) {
-	body := []jen.Code{
-		jen.Type().Id("plain").Id(params),
-		jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("plain").Call(jen.Id("p"))),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Var().Id("nulls").Index().String(),
-	}
-	for _, n := range nulls {
-		body = append(body, jen.If(jen.Id("p").Dot(n.null)).Block(
-			jen.Id("nulls").Op("=").Append(jen.Id("nulls"), jen.Lit(n.json)),
-		))
-	}
-	body = append(body, jen.Return(jen.Qual(runtimePkg, "SetNulls").Call(jen.Id("b"), jen.Id("nulls").Op("..."))))
-	g.f.Comment(wrap("MarshalJSON writes the parameters as the model sends them: a nil field is left out, " +
-		"and a parameter whose Null field is set is sent as null (an error if it has a value too)."))
-	g.f.Func().Params(jen.Id("p").Id(params)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(body...)
+	g.f.Comment("// MarshalJSON writes the parameters as a model sends them, the Null ones as null.")
+	g.f.Func().Params(jen.Id("p").Id(gt.Params)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Type().Id("plain").Id(gt.Params),
+		jen.Return(jen.Qual(runtimePkg, "MarshalParams").Call(append([]jen.Code{jen.Id("plain").Call(jen.Id("p"))}, nulls...)...)),
+	)
 	g.f.Line()
 }
 
-// paramGoType maps a parameter's JSON type to Go: a value when the model must send it, a pointer when it
-// may be left out or be null (maps are nil-able as they are).
-func paramGoType(p *spec.Param) (*jen.Statement, error) {
+// paramType maps a parameter's JSON type to Go: a value when the model must send it, a pointer when it may
+// be left out or be null (maps are nil-able as they are).
+func paramType(p *spec.Param) *jen.Statement {
 	var base *jen.Statement
 	switch p.Type {
-	case "string":
-		base = jen.String()
-	case "integer":
+	case spec.TypeInteger:
 		base = jen.Int()
-	case "number":
+	case spec.TypeNumber:
 		base = jen.Float64()
-	case "boolean":
+	case spec.TypeBoolean:
 		base = jen.Bool()
-	case "object":
-		return jen.Map(jen.String()).String(), nil
+	case spec.TypeObject:
+		return jen.Map(jen.String()).String()
 	default:
-		return nil, fmt.Errorf("parameter %s: unknown type %q", p.Name, p.Type)
+		base = jen.String()
 	}
 	if !p.Required || p.Nullable {
-		return jen.Op("*").Add(base), nil
+		return jen.Op("*").Add(base)
 	}
-	return base, nil
+	return base
 }
 
-func paramTags(p *spec.Param) (map[string]string, error) {
+func paramTags(p *spec.Param) map[string]string {
 	js := p.Name
 	if !p.Required {
 		js += ",omitempty"
 	}
 	tags := map[string]string{"json": js}
 	var schema []string
-	if p.Default != nil && p.Type != "object" {
-		d, err := tagValue(p.Type, p.Default)
-		if err != nil {
-			return nil, fmt.Errorf("parameter %s: default: %w", p.Name, err)
-		}
-		schema = append(schema, "default="+d)
+	if p.Default != nil && p.Type != spec.TypeObject {
+		schema = append(schema, "default="+tagValue(p.Type, p.Default))
 	}
 	if p.Minimum != nil {
 		schema = append(schema, "minimum="+strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
@@ -132,66 +83,27 @@ func paramTags(p *spec.Param) (map[string]string, error) {
 	if p.Description != "" {
 		tags["jsonschema_description"] = p.Description
 	}
-	return tags, nil
+	return tags
 }
 
-// tagValue writes a default as invopop/jsonschema reads it back from a jsonschema tag.
-func tagValue(typ string, v any) (string, error) {
-	switch typ {
-	case "string":
-		s, ok := v.(string)
-		if !ok {
-			return "", fmt.Errorf("%v is not a string", v)
+// tagValue writes a default (whose type the loader checked) as invopop/jsonschema reads it back from a tag.
+func tagValue(typ spec.Type, v any) string {
+	switch n := v.(type) {
+	case string:
+		return strings.ReplaceAll(n, ",", `\,`)
+	case bool:
+		return strconv.FormatBool(n)
+	case int:
+		return strconv.Itoa(n)
+	case int64:
+		return strconv.FormatInt(n, 10)
+	case uint64:
+		return strconv.FormatUint(n, 10)
+	case float64:
+		if typ == spec.TypeInteger {
+			return strconv.FormatInt(int64(n), 10)
 		}
-		return strings.ReplaceAll(s, ",", `\,`), nil
-	case "boolean":
-		b, ok := v.(bool)
-		if !ok {
-			return "", fmt.Errorf("%v is not a boolean", v)
-		}
-		return strconv.FormatBool(b), nil
-	case "integer", "number":
-		switch n := v.(type) {
-		case int:
-			return strconv.Itoa(n), nil
-		case int64:
-			return strconv.FormatInt(n, 10), nil
-		case uint64:
-			return strconv.FormatUint(n, 10), nil
-		case float64:
-			if typ == "integer" {
-				return strconv.FormatInt(int64(n), 10), nil
-			}
-			return strconv.FormatFloat(n, 'g', -1, 64), nil
-		}
-		return "", fmt.Errorf("%v is not a number", v)
+		return strconv.FormatFloat(n, 'g', -1, 64)
 	}
-	return "", fmt.Errorf("type %s takes no default in a tag", typ)
-}
-
-func paramDoc(name string, p *spec.Param) string {
-	var facts []string
-	if p.Required {
-		facts = append(facts, "required")
-	} else {
-		facts = append(facts, "optional")
-	}
-	if p.Nullable {
-		facts = append(facts, "nullable")
-	}
-	if p.Default != nil {
-		facts = append(facts, fmt.Sprintf("default %v", p.Default))
-	}
-	if p.Minimum != nil {
-		facts = append(facts, fmt.Sprintf("minimum %v", *p.Minimum))
-	}
-	doc := fmt.Sprintf("%s is the %s parameter (%s", name, p.Name, strings.Join(facts, ", "))
-	if p.Role != "" && p.Role != "none" {
-		doc += "; role " + p.Role
-	}
-	doc += ")."
-	if p.Description != "" {
-		doc += "\n\n" + p.Description
-	}
-	return doc
+	return fmt.Sprint(v)
 }

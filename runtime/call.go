@@ -71,10 +71,10 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	if err := c.applyWorkdir(); err != nil {
 		return nil, err
 	}
-	switch c.t.kind {
-	case "poll":
+	switch c.t.spec.Kind {
+	case spec.KindPoll:
 		return c.poll()
-	case "kill":
+	case spec.KindKill:
 		return c.kill()
 	}
 	return c.exec()
@@ -94,15 +94,9 @@ func (c *call) fail(f *spec.Failure) error {
 	return &failed{res: res, err: err}
 }
 
-var defaultInvalidParam = &spec.Failure{Type: "ValidationError", Message: "invalid parameter {{.Param}}: {{.Problem}}"}
-
 func (c *call) invalid(param, problem string) error {
 	c.data.Param, c.data.Problem = param, problem
-	f := c.t.spec.InvalidParam
-	if f == nil {
-		f = defaultInvalidParam
-	}
-	return c.fail(f)
+	return c.fail(c.t.spec.InvalidParam)
 }
 
 func (c *call) parseParams(raw json.RawMessage) error {
@@ -125,10 +119,8 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		c.params = m
 	}
 	checked := map[string]bool{}
-	for _, ch := range c.t.spec.Checks {
-		for _, n := range []string{ch.Required, ch.NotEmpty, ch.NotBlank} {
-			checked[n] = true
-		}
+	for i := range c.t.spec.Checks {
+		checked[c.t.spec.Checks[i].Param()] = true
 	}
 	filled := map[string]any{}
 	for k, v := range c.params {
@@ -138,7 +130,7 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		p := &c.t.spec.Params[i]
 		v, ok := c.params[p.Name]
 		if ok && v == nil && !p.Nullable {
-			if c.t.spec.NullParams == "invalid" {
+			if c.t.spec.NullParams == spec.NullInvalid {
 				return c.invalid(p.Name, "must not be null")
 			}
 			ok = false // null for a parameter that is not nullable counts as absent
@@ -163,19 +155,19 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		}
 	}
 	c.data.Params = filled
-	if p := c.t.roles["command"]; p != nil {
+	if p := c.t.spec.Param(spec.RoleCommand); p != nil {
 		c.data.Command, _ = c.params[p.Name].(string)
 	}
 	return nil
 }
 
-func typeProblem(typ string, v any) string {
+func typeProblem(typ spec.Type, v any) string {
 	switch typ {
-	case "string":
+	case spec.TypeString:
 		if _, ok := v.(string); !ok {
 			return "must be a string"
 		}
-	case "integer":
+	case spec.TypeInteger:
 		n, ok := v.(json.Number)
 		if !ok {
 			return "must be an integer"
@@ -186,15 +178,15 @@ func typeProblem(typ string, v any) string {
 				return "must be an integer"
 			}
 		}
-	case "number":
+	case spec.TypeNumber:
 		if _, ok := v.(json.Number); !ok {
 			return "must be a number"
 		}
-	case "boolean":
+	case spec.TypeBoolean:
 		if _, ok := v.(bool); !ok {
 			return "must be a boolean"
 		}
-	case "object":
+	case spec.TypeObject:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return "must be an object of strings"
@@ -214,10 +206,8 @@ func (c *call) str(name string) string {
 }
 
 func (c *call) check(ch *spec.Check) error {
-	for _, n := range []string{ch.Required, ch.NotEmpty, ch.NotBlank} {
-		if n != "" {
-			c.data.Param = n
-		}
+	if n := ch.Param(); n != "" {
+		c.data.Param = n
 	}
 	switch {
 	case ch.Required != "":
@@ -248,14 +238,7 @@ func (c *call) check(ch *spec.Check) error {
 		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
 		// it is raised or rendered as a result case.
 		c.data.Message = verdict.Message
-		f := verdict.Fail
-		if f == nil {
-			return &failed{err: &ToolError{Type: "PolicyError", Message: verdict.Message}}
-		}
-		if f.Message == "" {
-			f = &spec.Failure{Type: f.Type, Result: f.Result, Message: "{{.Message}}"}
-		}
-		return c.fail(f)
+		return c.fail(verdict.Fail)
 	}
 	return nil
 }
@@ -270,7 +253,7 @@ func (c *call) applyTimeout() error {
 	if tm == nil {
 		return nil
 	}
-	p := c.t.roles["timeout"]
+	p := c.t.spec.Param(spec.RoleTimeout)
 	var raw any
 	present := false
 	if p != nil {
@@ -283,7 +266,7 @@ func (c *call) applyTimeout() error {
 	case !present:
 	case raw == nil:
 		c.data.Timeout = nil
-		if tm.OnNull == "none" {
+		if tm.OnNull == spec.OnNullNone {
 			c.hasTimeout = false
 			return nil
 		}
@@ -310,32 +293,24 @@ func (c *call) applyTimeout() error {
 			hi, c.data.Max = *tm.Max, *tm.Max
 		}
 		if value < lo || value > hi {
-			if tm.OutOfRange == "fail" {
+			if tm.OutOfRange == spec.OutOfRangeFail {
 				return c.fail(tm.Fail)
 			}
 			value = math.Max(lo, math.Min(hi, value))
 		}
 	}
 	if value <= 0 {
-		if tm.NonPositive == "default" {
+		if tm.NonPositive == spec.NonPositiveDefault {
 			value = tm.Default
 		} else {
 			c.expireNow = true
 		}
 	}
-	c.hasTimeout = true
 	c.data.TimeoutValue = value
-	unit := time.Second
-	if tm.Unit == "ms" {
-		unit = time.Millisecond
-	}
+	c.hasTimeout = true
 	if value > 0 {
-		d := value * float64(unit)
-		if d > float64(math.MaxInt64) {
-			c.hasTimeout = false // longer than any run can last
-		} else {
-			c.timeout = time.Duration(d)
-		}
+		// Longer than any run can last is no timeout at all.
+		c.timeout, c.hasTimeout = tm.Duration(value)
 	}
 	return nil
 }
@@ -351,7 +326,7 @@ func (c *call) applyWorkdir() error {
 	// The default is reported as getcwd() reports a process's directory: physical, symlinks resolved.
 	c.data.Cwd = resolveLenient(ws)
 	w := c.t.spec.Workdir
-	p := c.t.roles["workdir"]
+	p := c.t.spec.Param(spec.RoleWorkdir)
 	if w == nil || p == nil || !c.present[p.Name] {
 		return nil
 	}

@@ -2,15 +2,26 @@
 // the shell (through runtime/proc, the only code that starts processes), captures and decodes output
 // (runtime/textcap), applies policies (runtime/policy) and shapes each outcome into the value the host
 // receives. It knows no variant by name: everything variant-specific comes from the spec.
+//
+// Where the tools it reproduces differ among themselves in how they treat processes, the runtime answers
+// one way for every spec, and specs do not list these as deviations:
+//   - stdin is closed (/dev/null), so a command that reads it sees end of file instead of hanging;
+//   - every run starts the shell in its own process group; a timeout with expiry kill, a cancelled call and
+//     the shell's own exit kill what is left of the group, so no background child holds a call or outlives
+//     it;
+//   - captures keep only what truncation needs, so memory is bounded by the spec's limits, not the output;
+//   - background shells, and runs moved to the background on timeout, are killed and reaped by Close.
 package runtime
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -76,6 +87,9 @@ type Engine struct {
 
 // New compiles a variant for execution: templates, policies (with their examples), limits.
 func New(v *spec.Variant, opts ...Option) (*Engine, error) {
+	if err := v.Complete(); err != nil {
+		return nil, err
+	}
 	e := &Engine{v: v, tools: map[string]*tool{}}
 	for _, o := range opts {
 		o(&e.cfg)
@@ -103,14 +117,10 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	}
 	e.policies, err = policy.CompileAll(v.Policies, e.cfg.policy...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.File, err)
+		return nil, policyErrors(v, err)
 	}
 	for i := range v.Tools {
-		t, err := compileTool(v, &v.Tools[i])
-		if err != nil {
-			return nil, fmt.Errorf("%s: tool %s: %w", v.File, v.Tools[i].Name, err)
-		}
-		e.tools[t.spec.Name] = t
+		e.tools[v.Tools[i].Name] = compileTool(v, &v.Tools[i])
 	}
 	e.bg = newRegistry(v.Background)
 	return e, nil
@@ -157,4 +167,31 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.bg.close()
 	return nil
+}
+
+// policyErrors gives each error of a policy that does not compile the position, in the spec file, of the
+// policy (and of the field at fault, when the error names one).
+func policyErrors(v *spec.Variant, err error) error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var out spec.Errors
+	for _, e := range errs {
+		var pe *policy.Error
+		if !errors.As(e, &pe) {
+			return fmt.Errorf("%s: %w", v.File, err)
+		}
+		at := ""
+		for i := range v.Policies {
+			if v.Policies[i].Name == pe.Policy {
+				at = "/policies/" + strconv.Itoa(i)
+				break
+			}
+		}
+		out = append(out, v.ErrorAt(at+spec.FieldPointer(pe.Field), "policy %q: %v", pe.Policy, pe.Err))
+	}
+	return out
 }

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os/exec"
 	"syscall"
+
+	"github.com/agentbash/agentbash/spec"
 )
 
 // errnoText holds C's strerror text and the symbolic name for the errors a spawn can meet; Python's OSError
@@ -44,12 +46,10 @@ func (c *call) spawnError(err error) (json.RawMessage, error) {
 		}
 	}
 	c.data.ExitCode = 1
-	if name := "spawn_error." + c.data.ErrnoName; c.data.ErrnoName != "" {
-		if _, ok := c.t.spec.Results.Cases[name]; ok {
-			return c.outcome(name)
-		}
+	if c.data.ErrnoName != "" {
+		return c.render(spec.SpawnErrorOf(c.data.ErrnoName))
 	}
-	return c.outcome("spawn_error")
+	return c.render(spec.OutcomeSpawnError)
 }
 
 // setErrno fills the errno fields of the template data from a spawn error (a program not found on PATH

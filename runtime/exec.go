@@ -29,15 +29,12 @@ type streams struct {
 
 func newStreams(t *tool) *streams {
 	o := t.spec.Output
-	if o == nil {
-		o = &spec.Output{}
-	}
-	s := &streams{out: o, combined: o.Capture == "combined"}
-	cfg := textcap.Config{Decode: decodeMode(o.Decode), Universal: o.Newlines == "universal", Strip: o.Strip}
+	s := &streams{out: o, combined: o.Capture == spec.CaptureCombined}
+	cfg := textcap.Config{Decode: decodeMode(o.Decode), Universal: o.Newlines == spec.NewlinesUniversal, Strip: o.Strip}
 	switch {
 	case o.Truncate != nil:
 		cfg.Unit, cfg.Head, cfg.Tail = capacity(o.Truncate)
-	case resultTruncate(t) != nil:
+	case len(t.spec.ResultTruncates()) > 0:
 		s.rope = true
 		cfg.Unit, cfg.Head, cfg.Tail = resultCapacity(t)
 	default:
@@ -51,49 +48,35 @@ func newStreams(t *tool) *streams {
 	return s
 }
 
-// resultTruncate reports a result-level truncation of the tool (any case's), or nil.
-func resultTruncate(t *tool) *spec.Truncate {
-	for _, sh := range t.spec.Results.Cases {
-		if sh.Truncate != nil {
-			return sh.Truncate
-		}
-	}
-	return nil
-}
-
 // resultCapacity sizes the stream captures for every result-level truncation of the tool: the largest
 // head and tail any case needs (the spec checks that they share one unit).
 func resultCapacity(t *tool) (unit textcap.Unit, head, tail int) {
-	for _, sh := range t.spec.Results.Cases {
-		if sh.Truncate != nil {
-			u, h, tl := capacity(sh.Truncate)
-			unit, head, tail = u, max(head, h), max(tail, tl)
-		}
+	for _, tr := range t.spec.ResultTruncates() {
+		u, h, tl := capacity(tr)
+		unit, head, tail = u, max(head, h), max(tail, tl)
 	}
 	return unit, head, tail
 }
 
 // capacity is what a capture must keep for a truncation rule to be applied exactly.
 func capacity(tr *spec.Truncate) (textcap.Unit, int, int) {
-	unit := textcap.Bytes
-	if tr.Unit == "chars" {
-		unit = textcap.Chars
-	}
-	head := max(tr.Limit, tr.Head, tr.TailThreshold)
-	tail := tr.Tail
-	if tr.Keep == "tail" && tail == 0 {
-		tail = tr.Limit
-	}
-	return unit, head, tail
+	return sizeUnit(tr.Unit), max(tr.Limit, tr.Head, tr.TailThreshold), tr.Tail
 }
 
-func decodeMode(s string) textcap.Decode {
-	switch s {
-	case "strict":
+func sizeUnit(u spec.SizeUnit) textcap.Unit {
+	if u == spec.Chars {
+		return textcap.Chars
+	}
+	return textcap.Bytes
+}
+
+func decodeMode(d spec.Decode) textcap.Decode {
+	switch d {
+	case spec.DecodeStrict:
 		return textcap.Strict
-	case "ignore":
+	case spec.DecodeIgnore:
 		return textcap.Ignore
-	case "raw":
+	case spec.DecodeRaw:
 		return textcap.Raw
 	}
 	return textcap.Replace
@@ -126,12 +109,12 @@ func (c *call) exec() (json.RawMessage, error) {
 		st = newBackgroundStreams(c.e.bg.cfg)
 	}
 	stdout, stderr := st.writers()
-	if p := t.roles["capture"]; p != nil {
+	if p := t.spec.Param(spec.RoleCapture); p != nil {
 		if capture, ok := c.params[p.Name].(bool); ok && !capture {
 			stdout, stderr = c.e.cfg.terminal, c.e.cfg.terminal
 		}
 	}
-	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined, Grace: t.grace}
+	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined, Grace: c.e.v.Shell.GraceDuration()}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
@@ -159,17 +142,24 @@ func (c *call) exec() (json.RawMessage, error) {
 		sh := c.e.bg.add(p, st, c.data.Command, c.started)
 		c.data.ShellID = sh.id
 		c.data.Running = true
-		return c.outcome("background")
+		return c.render(spec.OutcomeBackground)
 	}
 
 	// expire ends a run whose timeout expired: it moves to the background, or is killed.
 	expire := func() (json.RawMessage, error) {
-		if t.spec.Timeout.Expiry == "background" {
-			sh := c.e.bg.adopt(p, st, c.data.Command, c.started)
+		if t.spec.Timeout.Expiry == spec.ExpiryBackground {
+			if err := c.e.bg.reserve(true); err != nil {
+				// No room in the registry: the run ends here rather than grow it past its bound.
+				p.Kill()
+				<-p.Done()
+				st.close()
+				return nil, c.failBackground(err)
+			}
+			sh := c.e.bg.add(p, st, c.data.Command, c.started)
 			c.data.ShellID = sh.id
 			c.data.Running = true
 			c.fillStreams(st.snapshots())
-			return c.outcome("background")
+			return c.render(spec.OutcomeBackground)
 		}
 		p.Kill()
 		<-p.Done()
@@ -177,7 +167,7 @@ func (c *call) exec() (json.RawMessage, error) {
 		c.data.TimedOut = true
 		c.fillExit(p.Exit())
 		c.fillStreams(st.snapshots())
-		return c.outcome("timeout")
+		return c.render(spec.OutcomeTimeout)
 	}
 	if c.hasTimeout && c.expireNow {
 		// A timeout that is already over expires before the command can be seen to finish, however fast
@@ -213,13 +203,13 @@ func (c *call) exec() (json.RawMessage, error) {
 	c.fillStreams(snaps)
 	if c.data.ExitCode == 0 && c.data.Signal == 0 {
 		c.data.Success = true
-		return c.outcome("success")
+		return c.render(spec.OutcomeSuccess)
 	}
-	return c.outcome("failure")
+	return c.render(spec.OutcomeFailure)
 }
 
 func (c *call) wantsBackground() bool {
-	p := c.t.roles["background"]
+	p := c.t.spec.Param(spec.RoleBackground)
 	if p == nil {
 		return false
 	}
@@ -230,7 +220,7 @@ func (c *call) wantsBackground() bool {
 // env is the inherited environment with the env parameter's pairs merged over it.
 func (c *call) env() []string {
 	env := c.e.cfg.env
-	p := c.t.roles["env"]
+	p := c.t.spec.Param(spec.RoleEnv)
 	if p == nil {
 		return env
 	}
@@ -258,11 +248,11 @@ func (c *call) fillExit(x proc.Exit) {
 	if x.Signal != 0 {
 		sig := int(x.Signal)
 		switch c.e.v.Shell.SignalExit {
-		case "zero":
+		case spec.SignalZero:
 			c.data.ExitCode = 0
-		case "minus_one":
+		case spec.SignalMinusOne:
 			c.data.ExitCode = -1
-		case "shell":
+		case spec.SignalShell:
 			c.data.ExitCode = 128 + sig
 		default:
 			c.data.ExitCode = -sig
@@ -292,7 +282,7 @@ func (s *streams) snapshots() snapshots {
 // that order).
 func (c *call) decodeFailure(s snapshots) error {
 	o := c.t.spec.Output
-	if o == nil || o.DecodeError == nil {
+	if o.DecodeError == nil {
 		return nil
 	}
 	for _, sn := range []*textcap.Snapshot{s.output, s.stdout, s.stderr} {
@@ -322,7 +312,7 @@ func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
 	var text string
 	truncated := false
 	switch {
-	case o != nil && o.Truncate != nil:
+	case o.Truncate != nil:
 		var err error
 		text, truncated, err = sn.Truncate(c.limit(o.Truncate))
 		if err != nil {
@@ -334,37 +324,34 @@ func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
 	default:
 		text = sn.Head
 	}
-	if o != nil && o.Decode == "raw" && o.Sanitize != "" {
-		text = textcap.Sanitize(text, o.Sanitize == "per_byte")
+	if o.Decode == spec.DecodeRaw && o.Sanitize != "" {
+		text = textcap.Sanitize(text, o.Sanitize == spec.SanitizePerByte)
 	}
 	return text, truncated, total
 }
 
 func (c *call) ropeStreams() bool {
-	return (c.t.spec.Output == nil || c.t.spec.Output.Truncate == nil) && resultTruncate(c.t) != nil
+	return c.t.spec.Output.Truncate == nil && len(c.t.spec.ResultTruncates()) > 0
 }
 
 // limit turns a spec truncation into textcap's, with the marker rendered from the spec's template.
 func (c *call) limit(tr *spec.Truncate) textcap.Limit {
-	l := textcap.Limit{Limit: tr.Limit, Head: tr.Head, Tail: tr.Tail, TailThreshold: tr.TailThreshold}
-	l.Unit = textcap.Bytes
-	if tr.Unit == "chars" {
-		l.Unit = textcap.Chars
-	}
+	l := textcap.Limit{Unit: sizeUnit(tr.Unit), Limit: tr.Limit, Head: tr.Head, Tail: tr.Tail, TailThreshold: tr.TailThreshold}
 	switch tr.Keep {
-	case "tail":
+	case spec.KeepTail:
 		l.Keep = textcap.Tail
-	case "head_tail":
+	case spec.KeepHeadTail:
 		l.Keep = textcap.HeadTail
 	default:
 		l.Keep = textcap.Head
 	}
-	l.CutDecode = textcap.Replace
 	switch {
-	case tr.CutDecode == "ignore":
+	case c.t.spec.Output.Decode == spec.DecodeRaw:
+		l.CutDecode = textcap.Raw // bytes kept as they are, whatever cut_decode says
+	case tr.CutDecode == spec.CutIgnore:
 		l.CutDecode = textcap.Ignore
-	case c.t.spec.Output != nil && c.t.spec.Output.Decode == "raw":
-		l.CutDecode = textcap.Raw
+	default:
+		l.CutDecode = textcap.Replace
 	}
 	marker := tr.Marker
 	l.Marker = func(total, kept, elided int64) string {

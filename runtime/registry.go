@@ -16,9 +16,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// defaultRetain is how many completed shells stay pollable when the spec does not say.
-const defaultRetain = 100
-
 // registry holds the processes that outlive their call: shells started in the background and foreground
 // runs whose timeout moved them there. Output stays bounded; completed shells are retained up to a limit;
 // close kills and reaps everything.
@@ -63,7 +60,7 @@ func (r *registry) reserve(want bool) error {
 	if r.closed {
 		return errors.New("engine is closed")
 	}
-	if r.cfg != nil && r.cfg.MaxLive > 0 && r.live >= r.cfg.MaxLive {
+	if r.live >= r.cfg.MaxLive {
 		return errLimit
 	}
 	r.live++
@@ -79,28 +76,17 @@ func (r *registry) unreserve(want bool) {
 }
 
 func (r *registry) newID(p *proc.Process) string {
-	if r.cfg != nil && r.cfg.IDs == "pid" && p.Pid() > 0 {
+	if r.cfg != nil && r.cfg.IDs == spec.IDsPID && p.Pid() > 0 {
 		return strconv.Itoa(p.Pid())
 	}
 	return uuid.NewString()
 }
 
-// add registers a shell started in the background (its slot was reserved).
+// add registers a process in the background: a shell started there, or a foreground run whose timeout
+// moved it there. Its live slot was reserved.
 func (r *registry) add(p *proc.Process, st *streams, command string, started time.Time) *bgShell {
-	return r.register(p, st, command, started, false)
-}
-
-// adopt registers a foreground run whose timeout moved it to the background.
-func (r *registry) adopt(p *proc.Process, st *streams, command string, started time.Time) *bgShell {
-	return r.register(p, st, command, started, true)
-}
-
-func (r *registry) register(p *proc.Process, st *streams, command string, started time.Time, count bool) *bgShell {
 	sh := &bgShell{id: r.newID(p), p: p, st: st, command: command, started: started, done: make(chan struct{})}
 	r.mu.Lock()
-	if count {
-		r.live++
-	}
 	r.shells[sh.id] = sh
 	closed := r.closed
 	r.watchers.Add(1)
@@ -126,11 +112,7 @@ func (r *registry) watch(sh *bgShell) {
 		return // removed (killed) already
 	}
 	r.finished = append(r.finished, sh.id)
-	retain := defaultRetain
-	if r.cfg != nil && r.cfg.Retain > 0 {
-		retain = r.cfg.Retain
-	}
-	for len(r.finished) > retain {
+	for len(r.finished) > r.cfg.Retain {
 		delete(r.shells, r.finished[0])
 		r.finished = r.finished[1:]
 	}
@@ -181,26 +163,20 @@ func newBackgroundStreams(cfg *spec.Background) *streams {
 }
 
 func (c *call) failBackground(err error) error {
-	cfg := c.e.bg.cfg
-	if errors.Is(err, errLimit) && cfg != nil && cfg.LimitError != nil {
-		c.data.Max = float64(cfg.MaxLive)
-		return c.fail(cfg.LimitError)
+	if errors.Is(err, errLimit) {
+		c.data.Max = float64(c.e.bg.cfg.MaxLive)
+		return c.fail(c.e.bg.cfg.LimitError)
 	}
-	return &failed{err: &ToolError{Type: "ToolError", Message: err.Error()}}
+	return err // the engine closed during the call: the host's error, not the tool's
 }
 
 // shellFor finds the shell the shell_id parameter names, or renders the unknown-id failure.
 func (c *call) shellFor() (*bgShell, error) {
-	p := c.t.roles["shell_id"]
-	id := c.str(p.Name)
+	id := c.str(c.t.spec.Param(spec.RoleShellID).Name)
 	c.data.ID = id
 	sh, ok := c.e.bg.get(id)
 	if !ok {
-		f := &spec.Failure{Type: "ToolError", Message: "unknown shell_id: {{.ID}}"}
-		if c.e.bg.cfg != nil && c.e.bg.cfg.UnknownID != nil {
-			f = c.e.bg.cfg.UnknownID
-		}
-		return nil, c.fail(f)
+		return nil, c.fail(c.e.bg.cfg.UnknownID)
 	}
 	c.data.ShellID = sh.id
 	c.data.Command = sh.command
@@ -223,7 +199,7 @@ func (c *call) poll() (json.RawMessage, error) {
 	}
 	so, se := sh.streams()
 	out, errText := so.Head, se.Head
-	if c.e.bg.cfg != nil && c.e.bg.cfg.Poll == "new" {
+	if c.e.bg.cfg.Poll == spec.PollNew {
 		sh.mu.Lock()
 		out, errText = out[min(sh.polled[0], len(out)):], errText[min(sh.polled[1], len(errText)):]
 		sh.polled = [2]int{len(so.Head), len(se.Head)}
@@ -236,7 +212,7 @@ func (c *call) poll() (json.RawMessage, error) {
 	c.data.StdoutTruncated = !so.Complete
 	c.data.StderrTruncated = !se.Complete
 	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated
-	return c.render("ok")
+	return c.render(spec.OutcomeOK)
 }
 
 // kill ends a background shell's process group, waits for it and removes it from the registry.
@@ -249,7 +225,7 @@ func (c *call) kill() (json.RawMessage, error) {
 	<-sh.done
 	c.fillExit(sh.p.Exit())
 	c.e.bg.remove(sh.id)
-	return c.render("ok")
+	return c.render(spec.OutcomeOK)
 }
 
 // Shell describes a process in the background registry.

@@ -3,8 +3,13 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/spec"
 )
 
 // A foreground run moved to the background by its timeout keeps its combined capture; polling it works.
@@ -86,5 +91,50 @@ tools:
 	want := `{"out":"[3885 cut]99\n1000\n","code":0}`
 	if string(res) != want {
 		t.Fatalf("got %s\nwant %s", res, want)
+	}
+}
+
+// A run whose timeout would move it to the background when the registry is full is killed and fails with
+// the limit error; the runs already in the background are untouched, and the limit defaults to 64.
+func TestAdoptionRespectsTheLimit(t *testing.T) {
+	const specText = `
+id: adoptlimit
+title: t
+source: {seed: none, repo: none/none, path: none}
+shell: {argv: [/bin/sh, -c]}
+background: {ids: pid, stream_limit: 1024, max_live: 1, limit_error: {type: Full, message: "full at {{.Max}}"}}
+tools:
+  - name: run
+    description: d
+    params:
+      - {name: command, type: string, required: true, role: command}
+    timeout: {unit: ms, default: 1, expiry: background}
+    results:
+      format: text
+      cases:
+        exit: {text: "{{.Stdout}}"}
+        background: {text: "{{.Pid}}"}
+`
+	eng, _ := newEngine(t, specText)
+	first, err := call(t, eng, "run", map[string]any{"command": "sleep 30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Call(context.Background(), "run", json.RawMessage(`{"command": "echo started; exec sleep 31"}`))
+	var te *runtime.ToolError
+	if !errors.As(err, &te) || te.Type != "Full" || te.Message != "full at 1" {
+		t.Fatalf("second run: %v", err)
+	}
+	shells := eng.Shells()
+	if len(shells) != 1 || strconv.Itoa(shells[0].Pid) != first || !shells[0].Running {
+		t.Fatalf("registry %+v, want only the first run, running", shells)
+	}
+	// Without max_live the registry is bounded all the same.
+	v, err := spec.Parse("t.yaml", []byte(strings.Replace(specText, "max_live: 1, ", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Background.MaxLive != spec.DefaultMaxLive || spec.DefaultMaxLive != 64 {
+		t.Errorf("default max_live %d", v.Background.MaxLive)
 	}
 }

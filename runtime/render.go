@@ -9,24 +9,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime/textcap"
 	"github.com/agentbash/agentbash/spec"
 )
 
-// outcome renders the result case for an outcome.
-func (c *call) outcome(name string) (json.RawMessage, error) { return c.render(name) }
-
-// render shapes the call's data with the named result case (success and failure fall back to exit).
-func (c *call) render(name string) (json.RawMessage, error) {
-	cases := c.t.spec.Results.Cases
-	sh, ok := cases[name]
-	if !ok && (name == "success" || name == "failure") {
-		sh, ok = cases["exit"]
-	}
+// render shapes the call's data with the result case of an outcome (spec.Results.Case's fallbacks apply).
+func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
+	sh, _, ok := c.t.spec.Results.Case(name)
 	if !ok {
-		if name == "spawn_error" {
-			return nil, &ToolError{Type: "OSError", Message: c.data.Message}
-		}
 		return nil, fmt.Errorf("agentbash: tool %s has no result case %q", c.t.spec.Name, name)
 	}
 	if sh.Raise != nil {
@@ -41,7 +32,7 @@ func (c *call) render(name string) (json.RawMessage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
 		}
-		return marshalString(text), nil
+		return jsonenc.String(text), nil
 	}
 	var b bytes.Buffer
 	if err := c.writeObject(&b, sh.Fields, sh.Truncate); err != nil {
@@ -110,14 +101,6 @@ func splitRope(text string, pieces map[string]*textcap.Snapshot) textcap.Rope {
 	return rope
 }
 
-func marshalString(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
 // writeObject writes the fields as one JSON object, in order.
 func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Truncate) error {
 	b.WriteByte('{')
@@ -126,7 +109,7 @@ func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Trunca
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(marshalString(f.Name))
+		b.Write(jsonenc.String(f.Name))
 		b.WriteByte(':')
 		if err := c.writeValue(b, f, tr); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
@@ -138,9 +121,9 @@ func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Trunca
 
 func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) error {
 	switch f.Type {
-	case "object":
+	case spec.TypeObject:
 		return c.writeObject(b, f.Fields, tr)
-	case "array":
+	case spec.TypeArray:
 		b.WriteByte('[')
 		for i := range f.Fields {
 			if i > 0 {
@@ -154,20 +137,20 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		return nil
 	}
 	if f.Const != nil {
-		raw, err := json.Marshal(f.Const)
+		raw, err := jsonenc.Marshal(f.Const)
 		if err != nil {
 			return err
 		}
 		b.Write(raw)
 		return nil
 	}
-	if f.Type == "string" && tr != nil {
+	if f.Type == spec.TypeString && tr != nil {
 		// Under a result-level truncation each string field is cut as a whole, streams included.
 		s, err := c.renderText(f.Value, tr)
 		if err != nil {
 			return err
 		}
-		b.Write(marshalString(s))
+		b.Write(jsonenc.String(s))
 		return nil
 	}
 	s, err := c.t.tmpl.render(f.Value, &c.data)
@@ -175,28 +158,28 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		return err
 	}
 	switch f.Type {
-	case "string":
-		b.Write(marshalString(s))
-	case "integer":
+	case spec.TypeString:
+		b.Write(jsonenc.String(s))
+	case spec.TypeInteger:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
 			return fmt.Errorf("%q is not an integer", s)
 		}
 		b.WriteString(strconv.FormatInt(n, 10))
-	case "number":
+	case spec.TypeNumber:
 		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return fmt.Errorf("%q is not a number", s)
 		}
-		raw, _ := json.Marshal(x)
+		raw, _ := jsonenc.Marshal(x)
 		b.Write(raw)
-	case "boolean":
+	case spec.TypeBoolean:
 		v, err := strconv.ParseBool(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("%q is not a boolean", s)
 		}
 		b.WriteString(strconv.FormatBool(v))
-	case "json":
+	case spec.TypeJSON:
 		s = strings.TrimSpace(s)
 		if !json.Valid([]byte(s)) {
 			return fmt.Errorf("%q is not JSON", s)

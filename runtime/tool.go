@@ -1,51 +1,43 @@
 package runtime
 
 import (
-	"bytes"
-	"fmt"
 	"sync"
 	"text/template"
-	"time"
 
 	"github.com/agentbash/agentbash/spec"
 )
 
 // tool is a spec tool compiled for execution.
 type tool struct {
-	v     *spec.Variant
-	spec  *spec.Tool
-	kind  string
-	roles map[string]*spec.Param // role -> parameter
-	grace time.Duration
-	tmpl  *templates
+	v    *spec.Variant
+	spec *spec.Tool
+	tmpl *templates
 }
 
-func compileTool(v *spec.Variant, t *spec.Tool) (*tool, error) {
-	ct := &tool{v: v, spec: t, kind: t.Kind, roles: map[string]*spec.Param{}, tmpl: &templates{m: map[string]*template.Template{}}}
-	if ct.kind == "" {
-		ct.kind = "exec"
-	}
-	for i := range t.Params {
-		p := &t.Params[i]
-		if p.Role != "" && p.Role != "none" {
-			ct.roles[p.Role] = p
+func compileTool(v *spec.Variant, t *spec.Tool) *tool {
+	// A result renders the streams and a few markers: its templates get the default budget plus three
+	// times the largest size the tool keeps, so no template output outgrows what the tool holds anyway.
+	largest := 0
+	for _, tr := range append(t.ResultTruncates(), t.Output.Truncate) {
+		if tr != nil {
+			largest = max(largest, tr.Limit, tr.Head+tr.Tail, tr.TailThreshold)
 		}
 	}
-	ct.grace = 500 * time.Millisecond
-	if v.Shell.Grace != "" {
-		d, err := time.ParseDuration(v.Shell.Grace)
-		if err != nil {
-			return nil, fmt.Errorf("shell.grace: %v", err)
-		}
-		ct.grace = d
+	if tr := t.Output.Truncate; tr == nil && len(t.ResultTruncates()) == 0 {
+		largest = safetyCap
 	}
-	return ct, nil
+	if b := v.Background; b != nil {
+		largest = max(largest, b.StreamLimit)
+	}
+	budget := spec.TemplateOutput + 3*2*largest // two streams
+	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]*template.Template{}, budget: budget}}
 }
 
 // templates caches compiled spec templates by their text.
 type templates struct {
-	mu sync.Mutex
-	m  map[string]*template.Template
+	mu     sync.Mutex
+	m      map[string]*template.Template
+	budget int // bytes one execution may write
 }
 
 func (ts *templates) render(text string, d *spec.Data) (string, error) {
@@ -61,9 +53,5 @@ func (ts *templates) render(text string, d *spec.Data) (string, error) {
 		ts.m[text] = t
 	}
 	ts.mu.Unlock()
-	var b bytes.Buffer
-	if err := t.Execute(&b, d); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+	return spec.ExecuteLimit(t, d, ts.budget)
 }

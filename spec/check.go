@@ -3,9 +3,9 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,12 +43,12 @@ func (c *checker) template(pointer, text string) {
 		c.errf(pointer, "template does not parse: %v", err)
 		return
 	}
-	if err := t.Execute(io.Discard, sample); err != nil {
+	if _, err := Execute(t, sample); err != nil {
 		c.errf(pointer, "template fails on sample data: %v", err)
 	}
 }
 
-func (c *checker) failure(pointer string, f *Failure, cases map[string]Shape) {
+func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 	if f == nil {
 		return
 	}
@@ -67,16 +67,12 @@ func (c *checker) failure(pointer string, f *Failure, cases map[string]Shape) {
 
 func (v *Variant) check() Errors {
 	c := &checker{v: v}
+	c.enums(reflect.ValueOf(v).Elem(), "")
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
 		c.errf("/shell", "shell needs argv or embedded: true")
 	}
 	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
 		c.errf("/shell", "shell has both argv and embedded: choose one")
-	}
-	if v.Shell.Grace != "" {
-		if d, err := time.ParseDuration(v.Shell.Grace); err != nil || d < 0 {
-			c.errf("/shell/grace", "grace %q is not a non-negative Go duration", v.Shell.Grace)
-		}
 	}
 	if v.Shell.SpawnError != "" {
 		c.template("/shell/spawn_error", v.Shell.SpawnError)
@@ -95,6 +91,12 @@ func (v *Variant) check() Errors {
 	if b := v.Background; b != nil {
 		c.failure("/background/limit_error", b.LimitError, nil)
 		c.failure("/background/unknown_id", b.UnknownID, nil)
+		c.atMost("/background/stream_limit", "stream_limit", float64(b.StreamLimit), MaxSize)
+		c.atMost("/background/max_live", "max_live", float64(b.MaxLive), MaxLive)
+		c.atMost("/background/retain", "retain", float64(b.Retain), MaxRetain)
+	}
+	if g := v.Shell.Grace.D(); g > MaxGrace {
+		c.errf("/shell/grace", "grace %v is over the maximum %v", g, MaxGrace)
 	}
 
 	tools := map[string]bool{}
@@ -113,11 +115,11 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	tools[t.Name] = true
 	kind := t.Kind
 	if kind == "" {
-		kind = "exec"
+		kind = KindExec
 	}
 
 	params := map[string]*Param{}
-	roles := map[string]string{}
+	roles := map[Role]string{}
 	for i := range t.Params {
 		p := &t.Params[i]
 		pp := ptr + "/params/" + strconv.Itoa(i)
@@ -125,7 +127,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			c.errf(pp+"/name", "parameter %q is declared twice", p.Name)
 		}
 		params[p.Name] = p
-		if p.Role != "" && p.Role != "none" {
+		if p.Role != "" && p.Role != RoleNone {
 			if prev, ok := roles[p.Role]; ok {
 				c.errf(pp+"/role", "role %s is already taken by parameter %q", p.Role, prev)
 			}
@@ -143,23 +145,23 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	c.failure(ptr+"/invalid_param", t.InvalidParam, cases)
 
 	switch kind {
-	case "exec":
-		if _, ok := roles["command"]; !ok {
+	case KindExec:
+		if _, ok := roles[RoleCommand]; !ok {
 			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command")
 		}
-	case "poll", "kill":
-		if _, ok := roles["shell_id"]; !ok {
+	case KindPoll, KindKill:
+		if _, ok := roles[RoleShellID]; !ok {
 			c.errf(ptr+"/params", "a %s tool needs a parameter with role: shell_id", kind)
 		}
 		if v.Background == nil {
 			c.errf(ptr+"/kind", "a %s tool needs the variant's background registry", kind)
 		}
 	}
-	if _, ok := roles["timeout"]; ok && t.Timeout == nil {
-		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles["timeout"])
+	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
+		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}
-	if _, ok := roles["background"]; ok && v.Background == nil {
-		c.errf(ptr+"/params", "parameter %q has role background but the variant has no background block", roles["background"])
+	if _, ok := roles[RoleBackground]; ok && v.Background == nil {
+		c.errf(ptr+"/params", "parameter %q has role background but the variant has no background block", roles[RoleBackground])
 	}
 
 	for i, ch := range t.Checks {
@@ -202,23 +204,42 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if tm.Min != nil && tm.Max != nil && *tm.Min > *tm.Max {
 			c.errf(tp+"/min", "min %v is greater than max %v", *tm.Min, *tm.Max)
 		}
-		if tm.OutOfRange == "fail" && tm.Fail == nil {
+		maxT := MaxTimeout.Seconds()
+		if tm.Unit == Milliseconds {
+			maxT *= 1000
+		}
+		c.atMost(tp+"/default", "default", tm.Default, maxT)
+		if tm.Min != nil {
+			c.atMost(tp+"/min", "min", *tm.Min, maxT)
+		}
+		if tm.Max != nil {
+			c.atMost(tp+"/max", "max", *tm.Max, maxT)
+		}
+		// A default outside the spec's own range would make every call that sends no timeout fail (or be
+		// clamped): a mistake, not a contract.
+		if tm.Min != nil && tm.Default < *tm.Min && !(tm.RangeSkipsZero && tm.Default == 0) {
+			c.errf(tp+"/default", "default %v is below min %v", tm.Default, *tm.Min)
+		}
+		if tm.Max != nil && tm.Default > *tm.Max {
+			c.errf(tp+"/default", "default %v is above max %v", tm.Default, *tm.Max)
+		}
+		if tm.OutOfRange == OutOfRangeFail && tm.Fail == nil {
 			c.errf(tp+"/out_of_range", "out_of_range fail needs timeout.fail")
 		}
 		if (tm.Min != nil || tm.Max != nil) && tm.OutOfRange == "" {
 			c.errf(tp, "min or max needs out_of_range (fail or clamp)")
 		}
-		if tm.Expiry == "background" && v.Background == nil {
+		if tm.Expiry == ExpiryBackground && v.Background == nil {
 			c.errf(tp+"/expiry", "expiry background needs the variant's background block")
 		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
 		}
 		c.failure(tp+"/fail", tm.Fail, cases)
-		if kind == "exec" {
-			out := "timeout"
-			if tm.Expiry == "background" {
-				out = "background"
+		if kind == KindExec {
+			out := OutcomeTimeout
+			if tm.Expiry == ExpiryBackground {
+				out = OutcomeBackground
 			}
 			if _, ok := cases[out]; !ok {
 				c.errf(ptr+"/results/cases", "expiry %s needs a %q result case", tm.Expiry, out)
@@ -235,51 +256,57 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	}
 	if o := t.Output; o != nil {
 		c.failure(ptr+"/output/decode_error", o.DecodeError, cases)
-		if o.Decode == "strict" && o.DecodeError == nil {
+		if o.Decode == DecodeStrict && o.DecodeError == nil {
 			c.errf(ptr+"/output/decode", "strict decoding needs output.decode_error")
 		}
-		if o.Sanitize != "" && o.Decode != "raw" {
+		if o.Sanitize != "" && o.Decode != DecodeRaw {
 			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
 	}
 
 	for name := range cases {
-		if errno, ok := strings.CutPrefix(name, "spawn_error."); ok && !errnoName.MatchString(errno) {
-			c.errf(ptr+"/results/cases/"+name, "a spawn_error case is keyed by an errno name such as ENOTDIR, not %q", errno)
+		if errno, ok := strings.CutPrefix(string(name), string(OutcomeSpawnError)+"."); ok && !errnoName.MatchString(errno) {
+			c.errf(ptr+"/results/cases/"+string(name), "a spawn_error case is keyed by an errno name such as ENOTDIR, not %q", errno)
 		}
 	}
 
-	if kind == "exec" {
-		_, ex := cases["exit"]
-		_, ok := cases["success"]
-		_, bad := cases["failure"]
+	if kind == KindExec {
+		_, ex := cases[OutcomeExit]
+		_, ok := cases[OutcomeSuccess]
+		_, bad := cases[OutcomeFailure]
 		if !ex && !(ok && bad) {
 			c.errf(ptr+"/results/cases", "an exec tool needs an exit case, or both success and failure")
 		}
-	} else if _, ok := cases["ok"]; !ok {
+	} else if _, ok := cases[OutcomeOK]; !ok {
 		c.errf(ptr+"/results/cases", "a %s tool needs an ok case", kind)
 	}
 	if t.Results.Union && t.Results.Discriminator == "" {
 		c.errf(ptr+"/results/union", "a union needs a discriminator")
 	}
-	names := make([]string, 0, len(cases))
+	if t.Results.Union && t.Results.Format != FormatJSON {
+		c.errf(ptr+"/results/union", "a union is a json result (format: json)")
+	}
+	if t.Results.Discriminator != "" && !t.Results.Union {
+		c.errf(ptr+"/results/discriminator", "a discriminator needs union: true")
+	}
+	names := make([]Outcome, 0, len(cases))
 	for name := range cases {
 		names = append(names, name)
 	}
-	sort.Strings(names)
-	unit := ""
+	slices.Sort(names)
+	var unit SizeUnit
 	for _, name := range names {
 		if tr := cases[name].Truncate; tr != nil {
 			if unit != "" && tr.Unit != unit {
-				c.errf(ptr+"/results/cases/"+name+"/truncate/unit", "result-level truncations of one tool share a unit (%s, not %s)", unit, tr.Unit)
+				c.errf(ptr+"/results/cases/"+string(name)+"/truncate/unit", "result-level truncations of one tool share a unit (%s, not %s)", unit, tr.Unit)
 			}
 			unit = tr.Unit
 		}
 	}
-	if _, ok := roles["background"]; ok && kind == "exec" {
-		if _, ok := cases["background"]; !ok {
-			c.errf(ptr+"/results/cases", "parameter %q has role background: the tool needs a \"background\" result case", roles["background"])
+	if _, ok := roles[RoleBackground]; ok && kind == KindExec {
+		if _, ok := cases[OutcomeBackground]; !ok {
+			c.errf(ptr+"/results/cases", "parameter %q has role background: the tool needs a \"background\" result case", roles[RoleBackground])
 		}
 	}
 	for i, ch := range t.Checks {
@@ -295,11 +322,11 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	for _, name := range names {
-		c.shape(ptr+"/results/cases/"+name, t.Results.Format, cases[name], cases)
+		c.shape(ptr+"/results/cases/"+string(name), t.Results.Format, cases[name], cases)
 	}
 }
 
-func (c *checker) shape(ptr, format string, s Shape, cases map[string]Shape) {
+func (c *checker) shape(ptr string, format Format, s Shape, cases map[Outcome]Shape) {
 	n := 0
 	if len(s.Fields) > 0 {
 		n++
@@ -320,10 +347,10 @@ func (c *checker) shape(ptr, format string, s Shape, cases map[string]Shape) {
 		}
 		c.template(ptr+"/raise/message", s.Raise.Message)
 	}
-	if format == "json" && s.Text != nil {
+	if format == FormatJSON && s.Text != nil {
 		c.errf(ptr+"/text", "results.format is json: use fields")
 	}
-	if format == "text" && len(s.Fields) > 0 {
+	if format == FormatText && len(s.Fields) > 0 {
 		c.errf(ptr+"/fields", "results.format is text: use text")
 	}
 	if s.Text != nil {
@@ -342,7 +369,7 @@ func (c *checker) fields(ptr string, fs []Field) {
 		}
 		seen[f.Name] = true
 		switch f.Type {
-		case "object", "array":
+		case TypeObject, TypeArray:
 			if len(f.Fields) == 0 {
 				c.errf(fp, "%s field %q needs fields", f.Type, f.Name)
 			}
@@ -354,7 +381,7 @@ func (c *checker) fields(ptr string, fs []Field) {
 			if (f.Value == "") == (f.Const == nil) {
 				c.errf(fp, "field %q needs exactly one of value and const", f.Name)
 			}
-			if f.Const != nil && !defaultFits(f.Type, f.Const) && f.Type != "json" {
+			if f.Const != nil && !defaultFits(f.Type, f.Const) && f.Type != TypeJSON {
 				c.errf(fp+"/const", "const %v is not of type %s", f.Const, f.Type)
 			}
 			if f.Value != "" {
@@ -368,38 +395,42 @@ func (c *checker) truncate(ptr string, t *Truncate) {
 	if t == nil {
 		return
 	}
+	c.atMost(ptr+"/limit", "limit", float64(t.Limit), MaxSize)
+	c.atMost(ptr+"/head", "head", float64(t.Head), MaxSize)
+	c.atMost(ptr+"/tail", "tail", float64(t.Tail), MaxSize)
+	c.atMost(ptr+"/tail_threshold", "tail_threshold", float64(t.TailThreshold), MaxSize)
 	switch t.Keep {
-	case "head_tail":
+	case KeepHeadTail:
 		if t.Head <= 0 || t.Tail <= 0 {
 			c.errf(ptr, "keep head_tail needs head and tail")
 		} else if t.Head+t.Tail > t.Limit {
 			c.errf(ptr, "head %d + tail %d exceed limit %d", t.Head, t.Tail, t.Limit)
 		}
-	case "head":
+	case KeepHead:
 		if t.Head > t.Limit {
 			c.errf(ptr+"/head", "head %d exceeds limit %d", t.Head, t.Limit)
 		}
-	case "tail":
+	case KeepTail:
 		if t.Tail > t.Limit {
 			c.errf(ptr+"/tail", "tail %d exceeds limit %d", t.Tail, t.Limit)
 		}
 	}
-	if t.TailThreshold != 0 && t.Keep != "head_tail" {
+	if t.TailThreshold != 0 && t.Keep != KeepHeadTail {
 		c.errf(ptr+"/tail_threshold", "tail_threshold applies to keep head_tail only")
 	}
-	if t.CutDecode != "" && t.Unit != "bytes" {
+	if t.CutDecode != "" && t.Unit != Bytes {
 		c.errf(ptr+"/cut_decode", "cut_decode applies to unit bytes only")
 	}
 	c.template(ptr+"/marker", t.Marker)
 }
 
 // defaultFits reports whether a YAML value suits a parameter or field type.
-func defaultFits(typ string, v any) bool {
+func defaultFits(typ Type, v any) bool {
 	switch typ {
-	case "string":
+	case TypeString:
 		_, ok := v.(string)
 		return ok
-	case "integer":
+	case TypeInteger:
 		switch n := v.(type) {
 		case int, int64, uint64:
 			return true
@@ -407,18 +438,41 @@ func defaultFits(typ string, v any) bool {
 			return n == float64(int64(n))
 		}
 		return false
-	case "number":
+	case TypeNumber:
 		switch v.(type) {
 		case int, int64, uint64, float64:
 			return true
 		}
 		return false
-	case "boolean":
+	case TypeBoolean:
 		_, ok := v.(bool)
 		return ok
-	case "object":
+	case TypeObject:
 		_, ok := v.(map[string]any)
 		return ok
 	}
 	return true
+}
+
+// The largest values a spec's sizes and times may take: far above any real tool's, low enough that no
+// spec can make the runtime hold or wait without bound.
+const (
+	// MaxSize bounds every size: truncation limits, heads, tails and thresholds, background stream_limit
+	// (256 MiB).
+	MaxSize = 256 << 20
+	// MaxTimeout bounds a timeout's default, min and max (in the timeout's unit: 365 days).
+	MaxTimeout = 365 * 24 * time.Hour
+	// MaxGrace bounds shell.grace.
+	MaxGrace = time.Minute
+	// MaxLive bounds background.max_live.
+	MaxLive = 4096
+	// MaxRetain bounds background.retain.
+	MaxRetain = 100_000
+)
+
+// atMost reports a value over its maximum.
+func (c *checker) atMost(ptr, what string, value, max float64) {
+	if value > max {
+		c.errf(ptr, "%s %v is over the maximum %v", what, value, max)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func Load(path string) (*Variant, error) {
 	return Parse(path, data)
 }
 
-// LoadFS is Load for a file in fsys (the embedded built-ins).
+// LoadFS is Load for a file in fsys.
 func LoadFS(fsys fs.FS, path string) (*Variant, error) {
 	data, err := fs.ReadFile(fsys, path)
 	if err != nil {
@@ -69,7 +70,18 @@ func LoadFS(fsys fs.FS, path string) (*Variant, error) {
 
 // Parse decodes a spec: YAML syntax, then the JSON Schema (unknown keys, types, enums), then the typed
 // decode, then the semantic checks. Every error names file:line:col and the field.
-func Parse(file string, data []byte) (*Variant, error) {
+func Parse(file string, data []byte) (*Variant, error) { return parseSpec(file, data, true) }
+
+// ParseEmbedded is Parse for a spec embedded in a program that was validated against the JSON Schema when
+// it was embedded (the built-ins, a generated adapter's spec, whose tests and `gen -check` keep it so): it
+// skips the JSON Schema, the costliest step, and so does not initialise the schema compiler. The typed
+// decode (unknown fields, types), the enumerations and every semantic check still run.
+func ParseEmbedded(file string, data []byte) (*Variant, error) { return parseSpec(file, data, false) }
+
+func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
+	if len(data) > MaxSpecBytes {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("the spec is %d bytes; a spec is at most %d", len(data), MaxSpecBytes)}}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, Errors{yamlError(file, err)}
@@ -77,27 +89,52 @@ func Parse(file string, data []byte) (*Variant, error) {
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "empty spec"}}
 	}
-	pos := positions{}
-	walkPositions(root.Content[0], "", pos)
-
-	inst, err := nodeToJSON(root.Content[0])
-	if err != nil {
-		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
+	// The walk bounds what anything after it reads: aliases are followed once per use with a cycle guard,
+	// and the values they expand to count against the node budget, so an alias bomb ends here.
+	w := &walker{pos: positions{}}
+	if !w.walk(root.Content[0], "", 1) {
+		w.err.File = file
+		return nil, Errors{w.err}
 	}
-	if errs := validateSchema(file, inst, pos); len(errs) > 0 {
-		return nil, errs
+	pos := w.pos
+
+	var unknown Errors
+	unknownFields(root.Content[0], reflect.TypeOf(Variant{}), "", &unknown)
+	if len(unknown) > 0 {
+		for _, e := range unknown {
+			e.File = file
+		}
+		sortErrors(unknown)
+		return nil, unknown
 	}
 
+	if schema {
+		inst, err := nodeToJSON(root.Content[0])
+		if err != nil {
+			e := yamlError(file, err)
+			if e.Line == 0 {
+				e.Line, e.Col = 1, 1
+			}
+			return nil, Errors{e}
+		}
+		if errs := validateSchema(file, inst, pos); len(errs) > 0 {
+			return nil, errs
+		}
+	}
+
+	// Every key is known (unknownFields): the tree decodes as it is, without a second parse.
 	var v Variant
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&v); err != nil {
-		return nil, Errors{yamlError(file, err)}
+	if err := root.Content[0].Decode(&v); err != nil {
+		e := yamlError(file, err)
+		if e.Field == "" {
+			e.Field = pos.fieldAt(e.Line, e.Col)
+		}
+		return nil, Errors{e}
 	}
 	v.File = file
 	v.pos = pos
-	if errs := v.check(); len(errs) > 0 {
-		return nil, errs
+	if err := v.Complete(); err != nil {
+		return nil, err
 	}
 	return &v, nil
 }
@@ -116,8 +153,34 @@ func (v *Variant) Pos(pointer string) (line, col int) {
 	}
 }
 
+// ErrorAt is an error about the value at a JSON pointer (/policies/0/rules/3/pattern), with the position
+// of that value in the spec file (or of its nearest parent the file holds), for packages that find
+// problems the loader cannot (a pattern a policy engine rejects).
+func (v *Variant) ErrorAt(pointer, format string, args ...any) *Error {
+	line, col := v.Pos(pointer)
+	if lc, ok := v.pos[pointer+"#value"]; ok {
+		line, col = lc[0], lc[1]
+	}
+	return &Error{File: v.File, Line: line, Col: col, Field: pointerToField(pointer), Msg: fmt.Sprintf(format, args...)}
+}
+
+// FieldPointer turns a field path (rules[3].pattern) into a JSON pointer (/rules/3/pattern).
+func FieldPointer(field string) string {
+	if field == "" {
+		return ""
+	}
+	r := strings.NewReplacer("[", "/", "]", "", ".", "/")
+	return "/" + strings.TrimPrefix(r.Replace(field), "/")
+}
+
 // yamlError turns a yaml.v3 error ("yaml: line 3: ...", or an unmarshal error list) into an Error.
 func yamlError(file string, err error) *Error {
+	var se *Error
+	if errors.As(err, &se) {
+		e := *se
+		e.File = file
+		return &e
+	}
 	msg := err.Error()
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
@@ -134,37 +197,87 @@ func yamlError(file string, err error) *Error {
 			}
 		}
 	}
+	e.Msg = strings.Join(strings.Fields(e.Msg), " ") // one line per error
 	return e
 }
 
-// walkPositions records the position of every value (and, for mapping keys, of the key) by JSON pointer.
-func walkPositions(n *yaml.Node, path string, pos positions) {
+// Bounds on a spec, so that no input can exhaust the loader: each exceeded is an error at its position.
+const (
+	// MaxSpecBytes is the largest spec file (the built-ins are under 20 KB).
+	MaxSpecBytes = 1 << 20
+	// MaxDepth is the deepest nesting of mappings and sequences.
+	MaxDepth = 64
+	// MaxNodes is the most values a spec may hold, aliases expanded.
+	MaxNodes = 100_000
+)
+
+// walker records the position of every value (and, for mapping keys, of the key) by JSON pointer, following
+// aliases, within the bounds above.
+type walker struct {
+	pos   positions
+	nodes int
+	path  []*yaml.Node // the nodes being walked, outermost first: an alias to one of them is a cycle
+	err   *Error
+}
+
+func (w *walker) fail(n *yaml.Node, path, format string, args ...any) bool {
+	w.err = &Error{Line: n.Line, Col: n.Column, Field: pointerToField(path), Msg: fmt.Sprintf(format, args...)}
+	return false
+}
+
+func (w *walker) walk(n *yaml.Node, path string, depth int) bool {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		for _, open := range w.path {
+			if open == n.Alias {
+				return w.fail(n, path, "alias *%s refers to a value that contains it", n.Value)
+			}
+		}
 		n = n.Alias
 	}
-	if path == "" {
-		pos[""] = [2]int{n.Line, n.Column}
+	if depth > MaxDepth {
+		return w.fail(n, path, "values are nested deeper than %d levels", MaxDepth)
 	}
+	if w.nodes++; w.nodes > MaxNodes {
+		return w.fail(n, path, "the spec holds more than %d values (aliases expanded)", MaxNodes)
+	}
+	if path == "" {
+		w.pos[""] = [2]int{n.Line, n.Column}
+	}
+	w.path = append(w.path, n)
+	defer func() { w.path = w.path[:len(w.path)-1] }()
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			p := path + "/" + escapePointer(k.Value)
-			pos[p] = [2]int{k.Line, k.Column}
-			pos[p+"#value"] = [2]int{val.Line, val.Column}
-			walkPositions(val, p, pos)
+			w.pos[p] = [2]int{k.Line, k.Column}
+			w.pos[p+"#value"] = [2]int{val.Line, val.Column}
+			if !w.walk(val, p, depth+1) {
+				return false
+			}
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			p := path + "/" + strconv.Itoa(i)
-			pos[p] = [2]int{c.Line, c.Column}
-			walkPositions(c, p, pos)
+			w.pos[p] = [2]int{c.Line, c.Column}
+			if !w.walk(c, p, depth+1) {
+				return false
+			}
 		}
 	}
+	return true
 }
 
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
 }
 
 // nodeToJSON converts a YAML document to the JSON value the schema validates.
@@ -215,7 +328,7 @@ func pointerToField(p string) string {
 	}
 	var b strings.Builder
 	for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+		part = pointerUnescaper.Replace(part)
 		if _, err := strconv.Atoi(part); err == nil {
 			b.WriteString("[" + part + "]")
 			continue

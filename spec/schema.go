@@ -13,6 +13,7 @@ import (
 
 	invschema "github.com/invopop/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -103,6 +104,12 @@ func validateSchema(file string, inst any, pos positions) Errors {
 			ptr += "/" + escapePointer(part)
 		}
 		msg := e.ErrorKind.LocalizedString(printer)
+		switch k := e.ErrorKind.(type) {
+		case *kind.Maximum:
+			msg = k.Got.RatString() + " is over the maximum " + k.Want.RatString()
+		case *kind.Minimum:
+			msg = k.Got.RatString() + " is under the minimum " + k.Want.RatString()
+		}
 		// Point at an unknown key itself rather than at its object.
 		at := ptr
 		if strings.HasPrefix(msg, "additional properties") {

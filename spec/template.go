@@ -2,10 +2,16 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
+	"text/template/parse"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
 )
 
 // Data is what every template in a spec sees: result fields and texts, failure messages and truncation
@@ -79,14 +85,11 @@ type Data struct {
 var Funcs = template.FuncMap{
 	// json encodes a value as JSON (no HTML escaping).
 	"json": func(v any) (string, error) {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return "", err
-		}
-		return strings.TrimSuffix(b.String(), "\n"), nil
+		b, err := jsonenc.Marshal(v)
+		return string(b), err
 	},
+	// printf is text/template's printf with bounded widths and precisions.
+	"printf": boundedPrintf,
 	// goquote is Go's %q.
 	"goquote": strconv.Quote,
 	// hasSuffix and hasPrefix are the strings functions.
@@ -183,7 +186,230 @@ func pyfloat(f float64) string {
 	return s
 }
 
-// ParseTemplate compiles a spec template with Funcs; name is used in error messages.
+// ParseTemplate compiles a spec template over Data (ParseTemplateFor).
 func ParseTemplate(name, text string) (*template.Template, error) {
-	return template.New(name).Funcs(Funcs).Option("missingkey=error").Parse(text)
+	return ParseTemplateFor(name, text, Data{})
+}
+
+// ParseTemplateFor compiles a spec template with Funcs, for data of the given type; name is used in error
+// messages. A spec template cannot run away: it may not define or call other templates, it may range only
+// over a list or a map that the data holds (never over a number, so every loop is bounded by the data),
+// and printf rejects widths and precisions that would allocate without bound. Execute it with Execute,
+// which bounds its output.
+func ParseTemplateFor(name, text string, data any) (*template.Template, error) {
+	t, err := template.New(name).Funcs(Funcs).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Templates()) > 1 {
+		return nil, fmt.Errorf("a spec template may not define templates (define, block)")
+	}
+	if t.Tree == nil || t.Tree.Root == nil {
+		return t, nil
+	}
+	if err := checkTemplate(t.Tree.Root, reflect.TypeOf(data), scope{}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// TemplateOutput is the output budget of one execution of a spec template by Execute: far more than any
+// message or marker needs. The runtime gives a result template more (ExecuteLimit), in proportion to the
+// tool's own size limits.
+const TemplateOutput = 16 << 20
+
+// ErrTemplateOutput is returned (wrapped) when a template writes more than its output budget.
+var ErrTemplateOutput = errors.New("the template writes more than its output budget")
+
+// Execute runs a template compiled by ParseTemplateFor and returns its output, failing with
+// ErrTemplateOutput past TemplateOutput bytes.
+func Execute(t *template.Template, data any) (string, error) {
+	return ExecuteLimit(t, data, TemplateOutput)
+}
+
+// ExecuteLimit is Execute with an output budget of limit bytes.
+func ExecuteLimit(t *template.Template, data any, limit int) (string, error) {
+	w := &budgetWriter{left: limit, limit: limit}
+	err := t.Execute(w, data)
+	return w.b.String(), err
+}
+
+type budgetWriter struct {
+	b           strings.Builder
+	left, limit int
+}
+
+func (w *budgetWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		return 0, fmt.Errorf("%w (%d bytes)", ErrTemplateOutput, w.limit)
+	}
+	w.left -= len(p)
+	return w.b.Write(p)
+}
+
+// scope is what a range may iterate besides the data's lists and maps: the variables declared by the
+// ranges around a node, and dot when the nearest construct that set it is a range (each an element of a
+// list or a map, read from JSON).
+type scope struct {
+	vars       []string
+	dotElement bool
+}
+
+// without forgets variables that a declaration or an assignment may have set to anything.
+func (sc scope) without(decl []*parse.VariableNode) scope {
+	if len(decl) == 0 {
+		return sc
+	}
+	out := scope{dotElement: sc.dotElement}
+	for _, v := range sc.vars {
+		if !slices.ContainsFunc(decl, func(d *parse.VariableNode) bool { return d.Ident[0] == v }) {
+			out.vars = append(out.vars, v)
+		}
+	}
+	return out
+}
+
+// checkTemplate walks a template's tree: no template calls, and every range over a list or a map.
+func checkTemplate(n parse.Node, data reflect.Type, sc scope) error {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			// A variable declared or assigned outside a range header ({{$v := 9}}, {{$v = 9}}) may hold a
+			// number from here on.
+			if a, ok := c.(*parse.ActionNode); ok {
+				sc = sc.without(a.Pipe.Decl)
+			}
+			if err := checkTemplate(c, data, sc); err != nil {
+				return err
+			}
+		}
+	case *parse.TemplateNode:
+		return fmt.Errorf("a spec template may not call templates ({{template %q}})", n.Name)
+	case *parse.IfNode:
+		sc = sc.without(n.Pipe.Decl)
+		if err := checkTemplate(n.List, data, sc); err != nil {
+			return err
+		}
+		return checkTemplate(n.ElseList, data, sc)
+	case *parse.WithNode:
+		sc = sc.without(n.Pipe.Decl)
+		inner := sc
+		inner.dotElement = false // with sets dot to anything
+		if err := checkTemplate(n.List, data, inner); err != nil {
+			return err
+		}
+		return checkTemplate(n.ElseList, data, sc)
+	case *parse.RangeNode:
+		if err := checkRange(n.Pipe, data, sc); err != nil {
+			return err
+		}
+		inner := scope{vars: slices.Clone(sc.vars), dotElement: true}
+		for _, v := range n.Pipe.Decl {
+			if !n.Pipe.IsAssign {
+				inner.vars = append(inner.vars, v.Ident[0])
+			}
+		}
+		if err := checkTemplate(n.List, data, inner); err != nil {
+			return err
+		}
+		return checkTemplate(n.ElseList, data, sc)
+	}
+	return nil
+}
+
+// checkRange accepts a range over a field (or a chain of fields) of the data that holds a list or a map (or
+// a value read from JSON, which never holds a Go integer), or over a variable a range around it declared.
+func checkRange(p *parse.PipeNode, data reflect.Type, sc scope) error {
+	bad := fmt.Errorf("range over %s: a spec template ranges only over a list or a map the data holds, never over a number", p)
+	if len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return bad
+	}
+	var fields []string
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.DotNode:
+		if sc.dotElement {
+			return nil
+		}
+		return bad
+	case *parse.FieldNode:
+		if sc.dotElement {
+			return nil // a field of an element read from JSON
+		}
+		fields = a.Ident
+	case *parse.VariableNode:
+		if a.Ident[0] != "$" {
+			if slices.Contains(sc.vars, a.Ident[0]) {
+				return nil
+			}
+			return bad
+		}
+		fields = a.Ident[1:]
+	default:
+		return bad
+	}
+	t := data
+	for _, f := range fields {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			break // inside a map or an interface: values read from JSON
+		}
+		sf, ok := t.FieldByName(f)
+		if !ok {
+			return bad
+		}
+		t = sf.Type
+	}
+	if t != nil {
+		switch t.Kind() {
+		case reflect.Map, reflect.Slice, reflect.Array, reflect.Interface:
+		default:
+			return bad
+		}
+	}
+	return nil
+}
+
+// boundedPrintf is fmt.Sprintf for templates, without widths or precisions from arguments (%*d) and with
+// none over 4096: what a template prints stays proportional to its data.
+func boundedPrintf(format string, args ...any) (string, error) {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("+-# 0", format[j]) >= 0 {
+			j++
+		}
+		// [argument index] width [. [argument index] precision]
+		for part := 0; part < 2; part++ {
+			if j < len(format) && format[j] == '[' {
+				if k := strings.IndexByte(format[j:], ']'); k > 0 {
+					j += k + 1
+				}
+			}
+			if j < len(format) && format[j] == '*' {
+				return "", fmt.Errorf("printf: a width or precision from an argument (*) is not allowed")
+			}
+			start := j
+			for j < len(format) && format[j] >= '0' && format[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(format[start:j]); err == nil && n > 4096 || j-start > 4 {
+				return "", fmt.Errorf("printf: width or precision %s is over 4096", format[start:j])
+			}
+			if part == 1 || j >= len(format) || format[j] != '.' {
+				break
+			}
+			j++
+		}
+		if j < len(format) && format[j] == '%' {
+			i = j
+		}
+	}
+	return fmt.Sprintf(format, args...), nil
 }

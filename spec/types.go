@@ -15,13 +15,6 @@ type Variant struct {
 	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
 	// Hosts names the agent frameworks whose models expect this contract (variants.ForHost looks here).
 	Hosts []string `yaml:"hosts,omitempty" json:"hosts,omitempty"`
-	// Source cites where the contract comes from.
-	Source Source `yaml:"source" json:"source"`
-	// Disagreements lists where the seed document and the upstream code differ, and which one we follow.
-	Disagreements []string `yaml:"disagreements,omitempty" json:"disagreements,omitempty"`
-	// Deviations lists where we deliberately differ from upstream (only where upstream hangs, leaks or grows
-	// without bound), each with its reason.
-	Deviations []string `yaml:"deviations,omitempty" json:"deviations,omitempty"`
 	// Shell says how commands are run.
 	Shell Shell `yaml:"shell" json:"shell"`
 	// Policies are named command policies that tools reference from their checks.
@@ -32,9 +25,20 @@ type Variant struct {
 	// Tools are the model-facing tools; the first is the primary one.
 	Tools []Tool `yaml:"tools" json:"tools" jsonschema:"minItems=1"`
 
+	// Source cites where the contract comes from: the seed document and the upstream code.
+	Source Source `yaml:"source" json:"source"`
+	// Disagreements lists where the seed document and the upstream code differ, and which one we follow.
+	Disagreements []Disagreement `yaml:"disagreements,omitempty" json:"disagreements,omitempty"`
+	// Deviations lists where we deliberately differ from upstream, each with its reason: only where
+	// upstream hangs, leaks or grows without bound, or where the spec language cannot yet say what upstream
+	// does. What the runtime does for every variant (stdin closed, the process group killed) is the
+	// runtime's own and is not repeated here.
+	Deviations []Deviation `yaml:"deviations,omitempty" json:"deviations,omitempty"`
+
 	// File is the path the variant was loaded from (set by Load, not written in YAML).
-	File string `yaml:"-" json:"-"`
-	pos  positions
+	File      string `yaml:"-" json:"-"`
+	pos       positions
+	completed bool
 }
 
 // Source cites the seed document and the upstream implementation.
@@ -44,6 +48,35 @@ type Source struct {
 	Path     string `yaml:"path" json:"path"`
 	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
 	Language string `yaml:"language,omitempty" json:"language,omitempty" jsonschema:"enum=python,enum=typescript,enum=go,enum=other"`
+	// Notes says anything else about where the facts were read (other files, a renamed repository).
+	Notes []string `yaml:"notes,omitempty" json:"notes,omitempty"`
+}
+
+// Disagreement is one topic on which the seed document and the upstream code differ (or the seed is
+// silent).
+type Disagreement struct {
+	// Topic names what they disagree on.
+	Topic string `yaml:"topic" json:"topic"`
+	// Seed is what the seed says; empty when it says nothing.
+	Seed string `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// Upstream is what the upstream code does.
+	Upstream string `yaml:"upstream" json:"upstream"`
+	// Follow says which one the spec follows: upstream (the rule) or seed.
+	Follow string `yaml:"follow" json:"follow" jsonschema:"enum=upstream,enum=seed"`
+	// Note says more, when needed.
+	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+}
+
+// Deviation is one place where agentbash deliberately answers otherwise than upstream.
+type Deviation struct {
+	// Topic names what differs.
+	Topic string `yaml:"topic" json:"topic"`
+	// Upstream is what the upstream code does.
+	Upstream string `yaml:"upstream" json:"upstream"`
+	// Ours is what agentbash does instead.
+	Ours string `yaml:"ours" json:"ours"`
+	// Why says why: upstream hangs, leaks or grows without bound, or the spec language cannot say it yet.
+	Why string `yaml:"why" json:"why"`
 }
 
 // Shell says which program runs a command.
@@ -56,15 +89,15 @@ type Shell struct {
 	Embedded bool `yaml:"embedded,omitempty" json:"embedded,omitempty"`
 	// UpstreamStdin records what upstream gives the child as stdin (inherit or closed); agentbash always
 	// closes it, and a variant whose upstream inherits lists that as a deviation.
-	UpstreamStdin string `yaml:"upstream_stdin,omitempty" json:"upstream_stdin,omitempty" jsonschema:"enum=inherit,enum=closed"`
+	UpstreamStdin Stdin `yaml:"upstream_stdin,omitempty" json:"upstream_stdin,omitempty" jsonschema:"enum=inherit,enum=closed"`
 	// Grace bounds the wait for output after the shell exits or is killed. The shell's process group is
 	// killed as soon as the shell exits, so a background child (`sleep 30 & echo hi`) cannot hold the call;
 	// a process that left the group (`setsid ...`) may still hold the pipes, and reading stops after Grace
 	// (such a process is not ours to kill and is left alone). Go duration; default 500ms.
-	Grace string `yaml:"grace,omitempty" json:"grace,omitempty"`
+	Grace Duration `yaml:"grace,omitempty" json:"grace,omitempty"`
 	// SignalExit says what exit code a signal-killed shell reports: negative (-N, Python), zero (Node's
 	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
-	SignalExit string `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
+	SignalExit SignalExit `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
 	// SpawnError is the message template for a shell that cannot be started (missing program or working
 	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text), .Errno, .ErrnoName, .Strerror,
 	// .SpawnPath. It becomes the spawn_error.<ERRNO> outcome (spawn_error.ENOTDIR) when the tool has that
@@ -79,7 +112,7 @@ type Tool struct {
 	// Description is the model-facing description, verbatim from the source.
 	Description string `yaml:"description" json:"description"`
 	// Kind is what the tool does: exec runs a command; poll reads a background shell; kill ends one.
-	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill"`
+	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill"`
 	// Params are the model-facing parameters, in the source's order.
 	Params []Param `yaml:"params" json:"params"`
 	// InvalidParam is how a parameter of the wrong type or a missing required one is reported; data:
@@ -88,7 +121,7 @@ type Tool struct {
 	// NullParams is how JSON null is read for a parameter that is not nullable: absent (the default: as if
 	// it were not sent) or invalid (the InvalidParam failure with .Problem "must not be null", as a JSON
 	// Schema validator such as TypeBox rejects it).
-	NullParams string `yaml:"null_params,omitempty" json:"null_params,omitempty" jsonschema:"enum=absent,enum=invalid"`
+	NullParams NullParams `yaml:"null_params,omitempty" json:"null_params,omitempty" jsonschema:"enum=absent,enum=invalid"`
 	// Checks run in order before anything starts; the first that fails ends the call.
 	Checks []Check `yaml:"checks,omitempty" json:"checks,omitempty"`
 	// Timeout interprets the timeout parameter.
@@ -99,13 +132,16 @@ type Tool struct {
 	Output *Output `yaml:"output,omitempty" json:"output,omitempty"`
 	// Results shapes each outcome into what the host receives.
 	Results Results `yaml:"results" json:"results"`
+
+	outcomes []Outcome // result cases in file order (Complete)
+	gotool   *GoTool   // the Go model (Complete)
 }
 
 // Param is one model-facing parameter.
 type Param struct {
 	Name string `yaml:"name" json:"name"`
 	// Type is the JSON type the model sends: string, integer, number, boolean, or object (string values).
-	Type string `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object"`
+	Type Type `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object"`
 	// Required marks a parameter the model must send.
 	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
 	// Nullable accepts JSON null (Python's `X | None`).
@@ -118,7 +154,7 @@ type Param struct {
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in
 	// background), capture (capture output or not), shell_id, or none (recorded only, like a description).
-	Role string `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=none"`
+	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=none"`
 	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
 	// (codegensandbox reads a timeout that is not a number as the default).
 	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`
@@ -130,7 +166,7 @@ type Failure struct {
 	// Type is the error class name the source raises (ValueError, ModelRetry, FileNotFoundError, ToolError).
 	Type string `yaml:"type,omitempty" json:"type,omitempty"`
 	// Result renders this failure as the named result case instead of raising.
-	Result string `yaml:"result,omitempty" json:"result,omitempty"`
+	Result Outcome `yaml:"result,omitempty" json:"result,omitempty"`
 	// Message is a text/template; its data depends on where the failure is used.
 	Message string `yaml:"message" json:"message"`
 }
@@ -158,27 +194,27 @@ type Check struct {
 // range, non-positive; then the effective timeout is used.
 type Timeout struct {
 	// Unit of the parameter: s or ms.
-	Unit string `yaml:"unit" json:"unit" jsonschema:"enum=s,enum=ms"`
+	Unit TimeUnit `yaml:"unit" json:"unit" jsonschema:"enum=s,enum=ms"`
 	// Default applies when the parameter is absent (in Unit).
 	Default float64 `yaml:"default" json:"default"`
 	// OnNull says what JSON null means: default, or none (no timeout at all).
-	OnNull string `yaml:"on_null,omitempty" json:"on_null,omitempty" jsonschema:"enum=default,enum=none"`
+	OnNull OnNull `yaml:"on_null,omitempty" json:"on_null,omitempty" jsonschema:"enum=default,enum=none"`
 	// Invalid says what a value that is not a number means (with a lenient param): default.
-	Invalid string `yaml:"invalid,omitempty" json:"invalid,omitempty" jsonschema:"enum=default"`
+	Invalid Invalid `yaml:"invalid,omitempty" json:"invalid,omitempty" jsonschema:"enum=default"`
 	// TruncateFraction drops the fractional part (Go's int conversion).
 	TruncateFraction bool `yaml:"truncate_fraction,omitempty" json:"truncate_fraction,omitempty"`
 	// Min and Max bound the value (in Unit).
 	Min *float64 `yaml:"min,omitempty" json:"min,omitempty"`
 	Max *float64 `yaml:"max,omitempty" json:"max,omitempty"`
 	// OutOfRange is fail (Fail is raised) or clamp.
-	OutOfRange string `yaml:"out_of_range,omitempty" json:"out_of_range,omitempty" jsonschema:"enum=fail,enum=clamp"`
+	OutOfRange OutOfRange `yaml:"out_of_range,omitempty" json:"out_of_range,omitempty" jsonschema:"enum=fail,enum=clamp"`
 	// RangeSkipsZero exempts 0 from the range rule (Python's `if timeout and ...`).
 	RangeSkipsZero bool `yaml:"range_skips_zero,omitempty" json:"range_skips_zero,omitempty"`
 	// NonPositive says what a value <= 0 means after the range rule: expire (at once) or default.
-	NonPositive string `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default"`
+	NonPositive NonPositive `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default"`
 	// Expiry is what happens when the timeout passes: kill (the process group; the timeout outcome) or
 	// background (the process moves to the background registry; the background outcome).
-	Expiry string `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
+	Expiry Expiry `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
 	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 }
@@ -204,18 +240,18 @@ type Workdir struct {
 // Output says how a command's output is captured, decoded and truncated per stream.
 type Output struct {
 	// Capture is separate (stdout and stderr) or combined (one pipe for both, interleaved as written).
-	Capture string `yaml:"capture,omitempty" json:"capture,omitempty" jsonschema:"enum=separate,enum=combined"`
+	Capture Capture `yaml:"capture,omitempty" json:"capture,omitempty" jsonschema:"enum=separate,enum=combined"`
 	// Decode is how bytes become text: strict (Python errors="strict"; failure is the decode_error
 	// outcome), replace (one U+FFFD per maximal invalid subpart, Python and WHATWG), ignore, or raw (bytes
 	// kept as they are; Sanitize decides at the end).
-	Decode string `yaml:"decode,omitempty" json:"decode,omitempty" jsonschema:"enum=strict,enum=replace,enum=ignore,enum=raw"`
+	Decode Decode `yaml:"decode,omitempty" json:"decode,omitempty" jsonschema:"enum=strict,enum=replace,enum=ignore,enum=raw"`
 	// Newlines is keep or universal (\r\n and lone \r become \n, after decoding, before any limit).
-	Newlines string `yaml:"newlines,omitempty" json:"newlines,omitempty" jsonschema:"enum=keep,enum=universal"`
+	Newlines Newlines `yaml:"newlines,omitempty" json:"newlines,omitempty" jsonschema:"enum=keep,enum=universal"`
 	// Strip removes leading and trailing white space as Python's str.strip() does.
 	Strip bool `yaml:"strip,omitempty" json:"strip,omitempty"`
 	// Sanitize makes raw text valid UTF-8 at the end: per_byte (Go encoding/json: one U+FFFD per invalid
 	// byte) or replace.
-	Sanitize string `yaml:"sanitize,omitempty" json:"sanitize,omitempty" jsonschema:"enum=per_byte,enum=replace"`
+	Sanitize Sanitize `yaml:"sanitize,omitempty" json:"sanitize,omitempty" jsonschema:"enum=per_byte,enum=replace"`
 	// Truncate limits each stream (or the combined stream).
 	Truncate *Truncate `yaml:"truncate,omitempty" json:"truncate,omitempty"`
 	// DecodeError is the failure when strict decoding fails; data: .Message (Python's UnicodeDecodeError
@@ -227,19 +263,19 @@ type Output struct {
 // whole rendered text.
 type Truncate struct {
 	// Unit is bytes (of the UTF-8 text, or raw bytes with Decode raw) or chars (code points).
-	Unit string `yaml:"unit" json:"unit" jsonschema:"enum=bytes,enum=chars"`
+	Unit SizeUnit `yaml:"unit" json:"unit" jsonschema:"enum=bytes,enum=chars"`
 	// Limit: a text longer than this is truncated.
-	Limit int `yaml:"limit" json:"limit" jsonschema:"minimum=1"`
+	Limit int `yaml:"limit" json:"limit" jsonschema:"minimum=1,maximum=268435456"`
 	// Keep is head, tail or head_tail.
-	Keep string `yaml:"keep" json:"keep" jsonschema:"enum=head,enum=tail,enum=head_tail"`
+	Keep Keep `yaml:"keep" json:"keep" jsonschema:"enum=head,enum=tail,enum=head_tail"`
 	// Head and Tail are the units kept (Head defaults to Limit for keep head, Tail to Limit for keep tail).
-	Head int `yaml:"head,omitempty" json:"head,omitempty"`
-	Tail int `yaml:"tail,omitempty" json:"tail,omitempty"`
+	Head int `yaml:"head,omitempty" json:"head,omitempty" jsonschema:"minimum=0,maximum=268435456"`
+	Tail int `yaml:"tail,omitempty" json:"tail,omitempty" jsonschema:"minimum=0,maximum=268435456"`
 	// TailThreshold (head_tail): the tail is kept only when the text is longer than this; otherwise
 	// everything after the head follows the marker (tunacode's COMMAND_OUTPUT_THRESHOLD).
-	TailThreshold int `yaml:"tail_threshold,omitempty" json:"tail_threshold,omitempty"`
+	TailThreshold int `yaml:"tail_threshold,omitempty" json:"tail_threshold,omitempty" jsonschema:"minimum=0,maximum=268435456"`
 	// CutDecode is how a multi-byte character split by a byte cut is decoded: replace or ignore.
-	CutDecode string `yaml:"cut_decode,omitempty" json:"cut_decode,omitempty" jsonschema:"enum=replace,enum=ignore"`
+	CutDecode CutDecode `yaml:"cut_decode,omitempty" json:"cut_decode,omitempty" jsonschema:"enum=replace,enum=ignore"`
 	// Marker is a template placed where text was cut (appended for head, prefixed for tail, between for
 	// head_tail); data: .Total (units before truncation), .Kept, .Elided.
 	Marker string `yaml:"marker" json:"marker"`
@@ -248,7 +284,7 @@ type Truncate struct {
 // Results shapes each outcome of a tool into the value the host receives.
 type Results struct {
 	// Format is json (an object) or text (a string).
-	Format string `yaml:"format" json:"format" jsonschema:"enum=json,enum=text"`
+	Format Format `yaml:"format" json:"format" jsonschema:"enum=json,enum=text"`
 	// Union marks a json result whose cases are a discriminated union (the generator emits a sealed
 	// interface); Discriminator names the field path that tells the cases apart (details.mode).
 	Union         bool   `yaml:"union,omitempty" json:"union,omitempty"`
@@ -257,7 +293,7 @@ type Results struct {
 	// when success or failure is absent), timeout, background, spawn_error, and any name a Failure.Result
 	// refers to (error, by convention). spawn_error.<ERRNO> (spawn_error.ENOTDIR, spawn_error.EACCES) shapes
 	// the spawn errors of that system error, before spawn_error. Tools of kind poll and kill use ok.
-	Cases map[string]Shape `yaml:"cases" json:"cases"`
+	Cases map[Outcome]Shape `yaml:"cases" json:"cases"`
 }
 
 // Shape is one outcome's result: a JSON object (Fields), a text (Text), or a raised error (Raise).
@@ -278,7 +314,7 @@ type Shape struct {
 // and array fields have Fields (an array's Fields are its elements, each an object given by its Fields).
 type Field struct {
 	Name   string  `yaml:"name" json:"name"`
-	Type   string  `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object,enum=array,enum=json"`
+	Type   Type    `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object,enum=array,enum=json"`
 	Value  string  `yaml:"value,omitempty" json:"value,omitempty"`
 	Const  any     `yaml:"const,omitempty" json:"const,omitempty"`
 	Fields []Field `yaml:"fields,omitempty" json:"fields,omitempty"`
@@ -289,16 +325,17 @@ type Field struct {
 // Background configures the registry of processes that outlive a call.
 type Background struct {
 	// IDs is uuid or pid.
-	IDs string `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid"`
+	IDs IDs `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid"`
 	// StreamLimit caps each stream's buffer in bytes; past it the stream is marked truncated.
-	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1"`
+	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1,maximum=268435456"`
 	// Poll is all (the whole buffer every poll) or new (only what arrived since the last poll).
-	Poll string `yaml:"poll,omitempty" json:"poll,omitempty" jsonschema:"enum=all,enum=new"`
-	// MaxLive limits running background processes; past it a start fails with LimitError.
-	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty"`
+	Poll Poll `yaml:"poll,omitempty" json:"poll,omitempty" jsonschema:"enum=all,enum=new"`
+	// MaxLive limits running background processes (default 64); past it a start, or a timeout that would move
+	// a run to the background, fails with LimitError (the run is killed).
+	MaxLive int `yaml:"max_live,omitempty" json:"max_live,omitempty" jsonschema:"minimum=0,maximum=4096"`
 	// Retain is how many completed shells stay pollable; past it the oldest completed one is removed
 	// (default 100), so a long session's registry does not grow without bound.
-	Retain int `yaml:"retain,omitempty" json:"retain,omitempty"`
+	Retain int `yaml:"retain,omitempty" json:"retain,omitempty" jsonschema:"minimum=0,maximum=100000"`
 	// LimitError is the failure when MaxLive is reached; data: .Max.
 	LimitError *Failure `yaml:"limit_error,omitempty" json:"limit_error,omitempty"`
 	// UnknownID is the failure for an id that is not registered; data: .ID.

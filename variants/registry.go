@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentbash/agentbash/gen/toolschema"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -145,22 +144,8 @@ func (t *engineTool) CallTool(ctx context.Context, name string, params json.RawM
 func (t *engineTool) Close() error { return t.eng.Close() }
 
 // Definition is one tool as its model sees it.
-type Definition struct {
-	// Name is what the model calls.
-	Name string `json:"name"`
-	// Description is the model-facing description, verbatim from the source.
-	Description string `json:"description"`
-	// InputSchema is the JSON Schema of the parameters.
-	InputSchema json.RawMessage `json:"input_schema"`
-}
+type Definition = spec.Definition
 
-// Definitions returns the tools of a Tool's variant as its model sees them, the primary tool first: the
+// Definitions returns the tools of a Tool's variant as their model sees them, the primary tool first: the
 // same data a generated package's Definitions holds.
-func Definitions(t Tool) []Definition {
-	v := t.Variant()
-	defs := make([]Definition, len(v.Tools))
-	for i := range v.Tools {
-		defs[i] = Definition{Name: v.Tools[i].Name, Description: v.Tools[i].Description, InputSchema: toolschema.Input(&v.Tools[i])}
-	}
-	return defs
-}
+func Definitions(t Tool) []Definition { return t.Variant().Definitions() }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
@@ -27,43 +28,36 @@ var (
 	_ variants.Tool = (*codegensandbox.Tool)(nil)
 )
 
-// definition is what the registry and the generated packages agree on.
-type definition struct {
-	Name, Description string
-	InputSchema       json.RawMessage
+// compact is a definition with its input schema compacted (the generated packages write it indented).
+func compact(t *testing.T, defs []spec.Definition) []spec.Definition {
+	t.Helper()
+	out := make([]spec.Definition, len(defs))
+	for i, d := range defs {
+		var b bytes.Buffer
+		if err := json.Compact(&b, d.InputSchema); err != nil {
+			t.Fatalf("%s: invalid schema %s", d.Name, d.InputSchema)
+		}
+		d.InputSchema = b.Bytes()
+		out[i] = d
+	}
+	return out
 }
 
 // builtins is one row per built-in: its generated package's data and a typed constructor.
 var builtins = []struct {
 	id   string
-	defs func() []definition
+	defs func() []spec.Definition
 	open func(ws string) (variants.Tool, error)
 }{
-	{"agentrail", convert(agentrail.Definitions), func(ws string) (variants.Tool, error) { return agentrail.New(agentrail.WithWorkspace(ws)) }},
-	{"codegensandbox", convert(codegensandbox.Definitions), func(ws string) (variants.Tool, error) {
-		return codegensandbox.New(codegensandbox.WithWorkspace(ws))
+	{"agentrail", agentrail.Definitions, func(ws string) (variants.Tool, error) { return agentrail.New(runtime.WithWorkspace(ws)) }},
+	{"codegensandbox", codegensandbox.Definitions, func(ws string) (variants.Tool, error) {
+		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
-	{"rye", convert(rye.Definitions), func(ws string) (variants.Tool, error) { return rye.New(rye.WithWorkspace(ws)) }},
-	{"toolregistry", convert(toolregistry.Definitions), func(ws string) (variants.Tool, error) {
-		return toolregistry.New(toolregistry.WithWorkspace(ws))
+	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
+	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
+		return toolregistry.New(runtime.WithWorkspace(ws))
 	}},
-	{"tunacode", convert(tunacode.Definitions), func(ws string) (variants.Tool, error) { return tunacode.New(tunacode.WithWorkspace(ws)) }},
-}
-
-// convert reads a generated package's Definitions (each package has its own Definition type).
-func convert[D any](f func() []D) func() []definition {
-	return func() []definition {
-		var out []definition
-		for _, d := range f() {
-			v := reflect.ValueOf(d)
-			out = append(out, definition{
-				Name:        v.FieldByName("Name").String(),
-				Description: v.FieldByName("Description").String(),
-				InputSchema: v.FieldByName("InputSchema").Bytes(),
-			})
-		}
-		return out
-	}
+	{"tunacode", tunacode.Definitions, func(ws string) (variants.Tool, error) { return tunacode.New(runtime.WithWorkspace(ws)) }},
 }
 
 func TestList(t *testing.T) {
@@ -153,11 +147,8 @@ func TestDefinitions(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tool.Close()
-			var got []definition
-			for _, d := range variants.Definitions(tool) {
-				got = append(got, definition{d.Name, d.Description, d.InputSchema})
-			}
-			if want := b.defs(); !reflect.DeepEqual(got, want) {
+			got := compact(t, variants.Definitions(tool))
+			if want := compact(t, b.defs()); !reflect.DeepEqual(got, want) {
 				t.Errorf("registry definitions\n%+v\ndiffer from generated\n%+v", got, want)
 			}
 			if !json.Valid(got[0].InputSchema) {

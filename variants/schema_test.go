@@ -82,7 +82,7 @@ func schemaCase(t *testing.T, id string, tools []upstreamTool) {
 func TestSchemaRye(t *testing.T) {
 	// bash.py CONFIG_SCHEMA: command (required), timeout (integer, 120), working_dir.
 	schemaCase(t, "rye", []upstreamTool{{
-		params:   &rye.Params{},
+		params:   &rye.BashParams{},
 		facts:    []param{{"command", "string", nil}, {"timeout", "integer", 120.0}, {"working_dir", "string", nil}},
 		required: []string{"command"},
 	}})
@@ -91,11 +91,11 @@ func TestSchemaRye(t *testing.T) {
 func TestSchemaAgentrail(t *testing.T) {
 	// bash.ts TypeBox schema: command, working_directory (optional), timeout (integer ms, minimum 0, 30000).
 	schemaCase(t, "agentrail", []upstreamTool{{
-		params:   &agentrail.Params{},
+		params:   &agentrail.BashParams{},
 		facts:    []param{{"command", "string", nil}, {"working_directory", "string", nil}, {"timeout", "integer", 30000.0}},
 		required: []string{"command"},
 	}})
-	p := toolschemaProperty(t, &agentrail.Params{}, "timeout")
+	p := toolschemaProperty(t, &agentrail.BashParams{}, "timeout")
 	if p.Minimum == nil || *p.Minimum != 0 {
 		t.Errorf("agentrail timeout minimum: %v, upstream 0", p.Minimum)
 	}
@@ -104,7 +104,7 @@ func TestSchemaAgentrail(t *testing.T) {
 func TestSchemaToolregistry(t *testing.T) {
 	// execute(command: str, timeout: int = 120, cwd: str | None = None).
 	schemaCase(t, "toolregistry", []upstreamTool{{
-		params:   &toolregistry.Params{},
+		params:   &toolregistry.BashParams{},
 		facts:    []param{{"command", "string", nil}, {"timeout", "integer", 120.0}, {"cwd", "string", nil}},
 		required: []string{"command"},
 	}})
@@ -114,17 +114,17 @@ func TestSchemaTunacode(t *testing.T) {
 	// bash(command: str, cwd: str | None = None, env: dict[str, str] | None = None, timeout: int | None = 30,
 	// capture_output: bool = True).
 	schemaCase(t, "tunacode", []upstreamTool{{
-		params: &tunacode.Params{},
+		params: &tunacode.BashParams{},
 		facts: []param{{"command", "string", nil}, {"cwd", "string", nil}, {"env", "object", nil},
 			{"timeout", "integer", 30.0}, {"capture_output", "boolean", true}},
 		required: []string{"command"},
 	}})
 	for _, name := range []string{"cwd", "env", "timeout"} {
-		if p := toolschemaProperty(t, &tunacode.Params{}, name); !slices.Contains(p.Types, "null") {
+		if p := toolschemaProperty(t, &tunacode.BashParams{}, name); !slices.Contains(p.Types, "null") {
 			t.Errorf("tunacode %s is Optional upstream, reflected %v", name, p.Types)
 		}
 	}
-	if p := toolschemaProperty(t, &tunacode.Params{}, "env"); p.Values != "string" {
+	if p := toolschemaProperty(t, &tunacode.BashParams{}, "env"); p.Values != "string" {
 		t.Errorf("tunacode env values: %q, upstream str", p.Values)
 	}
 }

@@ -62,14 +62,14 @@ func wantToolError[E error](t *testing.T, err error, kind, msgPart string) {
 }
 
 func TestTypedRye(t *testing.T) {
-	tool, err := rye.New(rye.WithWorkspace(t.TempDir()))
+	tool, err := rye.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	ctx := context.Background()
 
-	res, err := tool.Run(ctx, rye.Params{Command: "echo '<a & b>'; echo e >&2"})
+	res, err := tool.Bash(ctx, rye.BashParams{Command: "echo '<a & b>'; echo e >&2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,65 +85,65 @@ func TestTypedRye(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		roundTrip(t, raw, decodeInto[rye.Result])
+		roundTrip(t, raw, decodeInto[rye.BashResult])
 	}
 	_, err = tool.Call(ctx, json.RawMessage(`{}`))
 	wantToolError[*rye.KeyError](t, err, "KeyError", "'command'")
 }
 
 func TestTypedToolregistry(t *testing.T) {
-	tool, err := toolregistry.New(toolregistry.WithWorkspace(t.TempDir()))
+	tool, err := toolregistry.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	ctx := context.Background()
 
-	res, err := tool.Run(ctx, toolregistry.Params{Command: "echo hi; exit 4", Timeout: new(10)})
+	res, err := tool.Bash(ctx, toolregistry.BashParams{Command: "echo hi; exit 4", Timeout: new(10)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (toolregistry.Result{Stdout: "hi\n", ExitCode: 4}); res != want {
+	if want := (toolregistry.BashResult{Stdout: "hi\n", ExitCode: 4}); res != want {
 		t.Errorf("Run: %+v, want %+v", res, want)
 	}
-	res, err = tool.Run(ctx, toolregistry.Params{Command: "sleep 5", Timeout: new(1)})
+	res, err = tool.Bash(ctx, toolregistry.BashParams{Command: "sleep 5", Timeout: new(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (toolregistry.Result{ExitCode: -1, TimedOut: true}); res != want {
+	if want := (toolregistry.BashResult{ExitCode: -1, TimedOut: true}); res != want {
 		t.Errorf("timeout: %+v, want %+v", res, want)
 	}
 	raw, err := tool.Call(ctx, json.RawMessage(`{"command":"printf '<&>'"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	roundTrip(t, raw, decodeInto[toolregistry.Result])
-	_, err = tool.Run(ctx, toolregistry.Params{Command: "true", Cwd: new("no/such/dir")})
+	roundTrip(t, raw, decodeInto[toolregistry.BashResult])
+	_, err = tool.Bash(ctx, toolregistry.BashParams{Command: "true", Cwd: new("no/such/dir")})
 	wantToolError[*toolregistry.FileNotFoundError](t, err, "FileNotFoundError", "no/such/dir")
 }
 
 func TestTypedAgentrail(t *testing.T) {
-	tool, err := agentrail.New(agentrail.WithWorkspace(t.TempDir()))
+	tool, err := agentrail.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	ctx := context.Background()
 
-	res, err := tool.Run(ctx, agentrail.Params{Command: "echo '<fg>'; exit 1"})
+	res, err := tool.Bash(ctx, agentrail.BashParams{Command: "echo '<fg>'; exit 1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fg, ok := res.(agentrail.Foreground)
+	fg, ok := res.(agentrail.BashForeground)
 	if !ok || fg.Details.Mode != "foreground" || fg.Details.ExitCode != 1 || fg.Details.Stdout != "<fg>\n" ||
 		fg.Content[0].Type != "text" || fg.Content[0].Text != "<fg>\n\n\n[exit code: 1]" {
 		t.Errorf("foreground: %#v", res)
 	}
-	res, err = tool.Run(ctx, agentrail.Params{Command: "sleep 5", Timeout: new(0)})
+	res, err = tool.Bash(ctx, agentrail.BashParams{Command: "sleep 5", Timeout: new(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bg, ok := res.(agentrail.Background); !ok || bg.Details.Mode != "background" || bg.Details.PID <= 0 {
+	if bg, ok := res.(agentrail.BashBackground); !ok || bg.Details.Mode != "background" || bg.Details.PID <= 0 {
 		t.Errorf("background: %#v", res)
 	}
 	for _, params := range []string{`{"command":"echo '<a&b>'"}`, `{"command":"echo x; sleep 5","timeout":0}`} {
@@ -151,34 +151,34 @@ func TestTypedAgentrail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		roundTrip(t, raw, agentrail.UnmarshalResult)
+		roundTrip(t, raw, agentrail.UnmarshalBashResult)
 	}
-	_, err = tool.Run(ctx, agentrail.Params{Command: "true", Timeout: new(-1)})
+	_, err = tool.Bash(ctx, agentrail.BashParams{Command: "true", Timeout: new(-1)})
 	wantToolError[*agentrail.ToolValidationError](t, err, "ToolValidationError", `Invalid arguments for tool "Bash"`)
 }
 
 func TestTypedTunacode(t *testing.T) {
 	ws := t.TempDir()
-	tool, err := tunacode.New(tunacode.WithWorkspace(ws))
+	tool, err := tunacode.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	ctx := context.Background()
 
-	out, err := tool.Run(ctx, tunacode.Params{Command: "echo $GREETING", Env: map[string]string{"GREETING": "hi"}})
+	out, err := tool.Bash(ctx, tunacode.BashParams{Command: "echo $GREETING", Env: map[string]string{"GREETING": "hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out, "Command: echo $GREETING\nExit Code: 0\n") || !strings.Contains(out, "\nSTDOUT:\nhi\n") {
 		t.Errorf("Run: %q", out)
 	}
-	_, err = tool.Run(ctx, tunacode.Params{Command: "echo hi", Timeout: new(301)})
+	_, err = tool.Bash(ctx, tunacode.BashParams{Command: "echo hi", Timeout: new(301)})
 	wantToolError[*tunacode.ModelRetry](t, err, "ModelRetry", "Timeout must be between 1 and 300 seconds.")
 }
 
 func TestTypedCodegensandbox(t *testing.T) {
-	tool, err := codegensandbox.New(codegensandbox.WithWorkspace(t.TempDir()))
+	tool, err := codegensandbox.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +204,12 @@ func TestTypedNulls(t *testing.T) {
 		params any
 		want   string // "" means a marshalling error
 	}{
-		{toolregistry.Params{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
-		{toolregistry.Params{Command: "ls", TimeoutNull: true, CwdNull: true}, `{"command":"ls","timeout":null,"cwd":null}`},
-		{toolregistry.Params{Command: "ls", Timeout: new(5)}, `{"command":"ls","timeout":5}`},
-		{toolregistry.Params{Command: "ls", Timeout: new(5), TimeoutNull: true}, ""},
-		{tunacode.Params{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
-		{rye.Params{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
+		{toolregistry.BashParams{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
+		{toolregistry.BashParams{Command: "ls", TimeoutNull: true, CwdNull: true}, `{"command":"ls","timeout":null,"cwd":null}`},
+		{toolregistry.BashParams{Command: "ls", Timeout: new(5)}, `{"command":"ls","timeout":5}`},
+		{toolregistry.BashParams{Command: "ls", Timeout: new(5), TimeoutNull: true}, ""},
+		{tunacode.BashParams{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
+		{rye.BashParams{Command: "ls", TimeoutNull: true}, `{"command":"ls","timeout":null}`},
 	} {
 		got, err := json.Marshal(tc.params)
 		if tc.want == "" {
@@ -223,13 +223,13 @@ func TestTypedNulls(t *testing.T) {
 		}
 	}
 
-	tool, err := toolregistry.New(toolregistry.WithWorkspace(t.TempDir()))
+	tool, err := toolregistry.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	res, err := tool.Run(context.Background(), toolregistry.Params{Command: "echo no limit", TimeoutNull: true})
-	if want := (toolregistry.Result{Stdout: "no limit\n"}); err != nil || res != want {
+	res, err := tool.Bash(context.Background(), toolregistry.BashParams{Command: "echo no limit", TimeoutNull: true})
+	if want := (toolregistry.BashResult{Stdout: "no limit\n"}); err != nil || res != want {
 		t.Errorf("Run with a null timeout: %+v, %v; want %+v", res, err, want)
 	}
 }

@@ -1,6 +1,9 @@
 package variants_test
 
 import (
+	"slices"
+
+	"go.yaml.in/yaml/v3"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +42,10 @@ func TestBuiltinsLoad(t *testing.T) {
 			if len(v.Hosts) == 0 {
 				t.Errorf("hosts is empty")
 			}
-			if len(v.Deviations) == 0 {
-				t.Errorf("deviations is empty: every built-in differs from upstream at least in process handling")
+			for _, d := range v.Deviations {
+				if d.Topic == "" || d.Upstream == "" || d.Ours == "" || d.Why == "" {
+					t.Errorf("deviation %+v: topic, upstream, ours and why are all required", d)
+				}
 			}
 		})
 	}
@@ -62,6 +67,21 @@ func TestSpecFilesLoad(t *testing.T) {
 			}
 			if _, err := spec.Load(path); err != nil {
 				t.Fatalf("spec.Load: %v", err)
+			}
+			// Contract first: the keys come in this order, provenance after the tools.
+			var root yaml.Node
+			if err := yaml.Unmarshal(data, &root); err != nil {
+				t.Fatal(err)
+			}
+			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "background", "tools", "source", "disagreements", "deviations"}
+			last := -1
+			for i := 0; i < len(root.Content[0].Content); i += 2 {
+				key := root.Content[0].Content[i].Value
+				at := slices.Index(order, key)
+				if at <= last {
+					t.Errorf("key %s (line %d) is out of the order %v", key, root.Content[0].Content[i].Line, order)
+				}
+				last = at
 			}
 		})
 	}

@@ -151,17 +151,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	raw := json.RawMessage(*params)
 	if dashed {
-		cmdParam := ""
-		for _, p := range t.Params {
-			if p.Role == "command" {
-				cmdParam = p.Name
-			}
-		}
-		if cmdParam == "" {
+		p := t.Param(spec.RoleCommand)
+		if p == nil {
 			fmt.Fprintf(stderr, "agentbash: tool %s takes no command; use -params\n", t.Name)
 			return 2
 		}
-		raw, _ = json.Marshal(map[string]string{cmdParam: strings.Join(words, " ")})
+		raw, _ = json.Marshal(map[string]string{p.Name: strings.Join(words, " ")})
 	}
 	var opts []runtime.Option
 	if *workspace != "" {
@@ -210,10 +205,10 @@ func cmdList(stdout io.Writer) error {
 		timeout, expiry := "-", "-"
 		if t.Timeout != nil {
 			timeout = fmt.Sprintf("%g%s", t.Timeout.Default, t.Timeout.Unit)
-			expiry = t.Timeout.Expiry
+			expiry = string(t.Timeout.Expiry)
 		}
 		limit := "-"
-		if t.Output != nil && t.Output.Truncate != nil {
+		if t.Output.Truncate != nil {
 			tr := t.Output.Truncate
 			scope := "per stream"
 			if t.Output.Capture == "combined" {
@@ -221,10 +216,8 @@ func cmdList(stdout io.Writer) error {
 			}
 			limit = fmt.Sprintf("%d %s %s (%s)", tr.Limit, tr.Unit, tr.Keep, scope)
 		}
-		for _, c := range t.Results.Cases {
-			if c.Truncate != nil {
-				limit = fmt.Sprintf("%d %s %s (result)", c.Truncate.Limit, c.Truncate.Unit, c.Truncate.Keep)
-			}
+		for _, tr := range t.ResultTruncates() {
+			limit = fmt.Sprintf("%d %s %s (result)", tr.Limit, tr.Unit, tr.Keep)
 		}
 		names := make([]string, len(v.Tools))
 		for i, t := range v.Tools {

@@ -12,91 +12,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/invopop/jsonschema"
 
 	"github.com/agentbash/agentbash/spec"
 )
 
-// Input returns the JSON Schema of the tool's parameters as the model sees it: an object whose properties
-// follow the spec's order, each with its type (["T", "null"] when nullable), description, default and
-// minimum, and the list of required parameters. Object parameters carry string values. The output is
-// compact, deterministic JSON.
-func Input(t *spec.Tool) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteString(`{"type":"object","properties":{`)
-	var required []string
-	for i, p := range t.Params {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeString(&b, p.Name)
-		b.WriteByte(':')
-		writeProperty(&b, &p)
-		if p.Required {
-			required = append(required, p.Name)
-		}
-	}
-	b.WriteByte('}')
-	if len(required) > 0 {
-		b.WriteString(`,"required":[`)
-		for i, r := range required {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(&b, r)
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-func writeProperty(b *bytes.Buffer, p *spec.Param) {
-	b.WriteString(`{"type":`)
-	if p.Nullable {
-		b.WriteByte('[')
-		writeString(b, p.Type)
-		b.WriteString(`,"null"]`)
-	} else {
-		writeString(b, p.Type)
-	}
-	if p.Type == "object" {
-		b.WriteString(`,"additionalProperties":{"type":"string"}`)
-	}
-	if p.Description != "" {
-		b.WriteString(`,"description":`)
-		writeString(b, p.Description)
-	}
-	if p.Default != nil {
-		if raw, err := marshal(p.Default); err == nil {
-			b.WriteString(`,"default":`)
-			b.Write(raw)
-		}
-	}
-	if p.Minimum != nil {
-		b.WriteString(`,"minimum":`)
-		b.WriteString(strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
-	}
-	b.WriteByte('}')
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	raw, _ := marshal(s)
-	b.Write(raw)
-}
-
-// marshal is json.Marshal without HTML escaping; YAML maps (map[string]any) encode with sorted keys.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// Input returns the JSON Schema of the tool's parameters as the model sees it (spec.Tool.InputSchema).
+func Input(t *spec.Tool) json.RawMessage { return t.InputSchema() }
 
 // Summary is what a model learns from a parameters schema.
 type Summary struct {

@@ -1,64 +1,28 @@
 package policy
 
 import (
-	"flag"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // Benchmarks: one check of a 1 KB command per engine (go test -run X -bench . ./runtime/policy/).
 
-// command1KB repeats unit to 1024 bytes (padding with spaces).
-func command1KB(unit string) string {
-	var b strings.Builder
-	for b.Len()+len(unit) <= 1024 {
-		b.WriteString(unit)
-	}
-	for b.Len() < 1024 {
-		b.WriteByte(' ')
-	}
-	return b.String()
-}
+// regexCommand passes every regex policy, so a check tries every rule.
+var regexCommand = shellcorpus.Command1KB("git log --oneline -5 | grep -v foo | head -n 20 ")
 
-var (
-	// regexCommand passes every regex policy, so a check tries every rule.
-	regexCommand = command1KB("git log --oneline -5 | grep -v foo | head -n 20 ")
-	// shellCommand is a 1 KB script of lists and pipelines that shell_guard allows.
-	shellCommand = command1KB(`git log --oneline -5 && echo "hello world" | grep -v foo; `)
-	// nestedCommand is a 1 KB script of nested shells and substitutions that shell_guard allows.
-	nestedCommand = command1KB(`bash -c "echo $(printf '%s' ok) | grep -c o" && x=$(date); `)
-)
-
-// shellShapes are 1 KB commands of other shapes that shell_guard allows: what a check costs depends on how
-// dense the command is in words, expansions and substitutions, and on whether fastParse reads it (all but
-// heredoc, which mvdan.cc/sh parses) and what it runs (nested parses and checks every bash -c script).
-var shellShapes = []struct{ name, cmd string }{
-	{"lists", shellCommand},
-	{"build", command1KB(`cd /repo/app && npm ci --no-audit && npm run build -- --prod && npm test -- --coverage; `)},
-	{"quoted", command1KB(`git commit -m 'fix: handle the "edge" case' --author="A B <a@b.c>"; `)},
-	{"pipes", command1KB(`ps aux | grep -v grep | awk '{print $2}' | sort -n | head -5; `)},
-	{"redirects", command1KB(`go test ./... 2>&1 | tail -20 > "$LOG" && cat "${LOG}" >> all.log; `)},
-	{"loop", command1KB(`for f in src/*.go; do gofmt -l "$f" | tee -a out.txt; done; `)},
-	{"vars", command1KB(`X=$HOME/build; mkdir -p "$X" && cp -r ./dist/* "$X/" && ls -la "$X"; `)},
-	{"substitutions", command1KB(`echo "$(date +%s) $(whoami) $(pwd)" >> log.txt; `)},
-	{"heredoc", "cat > notes.md <<'EOF'\n" + strings.Repeat("some text line with words\n", 38) + "EOF\n"},
-	{"nested", nestedCommand},
-}
-
-// BenchmarkShellShapes1KB checks, and only parses, each of the shellShapes.
+// BenchmarkShellShapes1KB checks, and only parses, each of the shellcorpus.Shapes.
 func BenchmarkShellShapes1KB(b *testing.B) {
 	c := fuzzCheckers(b, "shell", "shell_guard")
 	p := syntax.NewParser()
-	for _, s := range shellShapes {
-		b.Run(s.name, func(b *testing.B) { benchCheckers(b, c, s.cmd) })
-		b.Run(s.name+"/parse", func(b *testing.B) {
+	for _, s := range shellcorpus.Shapes {
+		b.Run(s.Name, func(b *testing.B) { benchCheckers(b, c, s.Cmd) })
+		b.Run(s.Name+"/parse", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := p.Parse(strings.NewReader(s.cmd), ""); err != nil {
+				if _, err := p.Parse(strings.NewReader(s.Cmd), ""); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -94,7 +58,7 @@ func BenchmarkTunacode1KB(b *testing.B) {
 
 // BenchmarkTunacodeUnicode1KB is the Python dialect on a non-ASCII command (the subject is mapped).
 func BenchmarkTunacodeUnicode1KB(b *testing.B) {
-	cmd := command1KB("echo héllo wörld | grep ſ ")
+	cmd := shellcorpus.Command1KB("echo héllo wörld | grep ſ ")
 	benchCheckers(b, fuzzCheckers(b, "tunacode", "tunacode_destructive", "tunacode_security"), cmd)
 }
 
@@ -108,91 +72,24 @@ func BenchmarkAgentrail1KB(b *testing.B) {
 }
 
 func BenchmarkShell1KB(b *testing.B) {
-	benchCheckers(b, fuzzCheckers(b, "shell", "shell_guard"), shellCommand)
+	benchCheckers(b, fuzzCheckers(b, "shell", "shell_guard"), shellcorpus.Lists)
 }
 
 // BenchmarkShellNested1KB is a 1 KB command whose words are nested scripts and substitutions.
 func BenchmarkShellNested1KB(b *testing.B) {
-	benchCheckers(b, fuzzCheckers(b, "shell", "shell_guard"), nestedCommand)
+	benchCheckers(b, fuzzCheckers(b, "shell", "shell_guard"), shellcorpus.Nested)
 }
 
 // BenchmarkParseOnly1KB is mvdan.cc/sh parsing the same command, for comparison: the shell policy reads
-// commands of this shape with fastParse (BenchmarkFastParse1KB) and leaves the others to mvdan.cc/sh.
+// commands of this shape with shellsyntax.FastParse (its BenchmarkFastParse1KB) and leaves the others to
+// mvdan.cc/sh.
 func BenchmarkParseOnly1KB(b *testing.B) {
 	p := syntax.NewParser()
-	b.SetBytes(int64(len(shellCommand)))
+	b.SetBytes(int64(len(shellcorpus.Lists)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := p.Parse(strings.NewReader(shellCommand), ""); err != nil {
+		if _, err := p.Parse(strings.NewReader(shellcorpus.Lists), ""); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// TestBudgets checks the performance budgets of one check of a 1 KB command: regex engines under 10 µs,
-// the shell policy under 100 µs (on shellCommand). Timing depends on the machine and its load, so it runs
-// only with AGENTBASH_BUDGETS=1 (and never under -race; `make bench` sets it). Each figure is a
-// testing.Benchmark (wall time per operation, garbage collection included, 250 ms of operations); each
-// measurement is taken in three interleaved rounds and the best kept, which is robust to other processes.
-// It also logs, without a budget, the other shellShapes, each with what mvdan.cc/sh alone takes to parse it
-// (the floor of a check that fastParse declines).
-func TestBudgets(t *testing.T) {
-	if os.Getenv("AGENTBASH_BUDGETS") != "1" || raceEnabled {
-		t.Skip("set AGENTBASH_BUDGETS=1 (not under -race) to check timing budgets")
-	}
-	bt := flag.Lookup("test.benchtime")
-	old := bt.Value.String()
-	if err := bt.Value.Set("250ms"); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = bt.Value.Set(old) }()
-	p := syntax.NewParser()
-	parse := func(cmd string) func() { return func() { _, _ = p.Parse(strings.NewReader(cmd), "") } }
-	all := func(cs []Checker, cmd string) func() {
-		return func() {
-			for _, c := range cs {
-				c.Check(cmd)
-			}
-		}
-	}
-	type m struct {
-		name   string
-		f      func()
-		budget time.Duration
-		best   time.Duration
-	}
-	shell := fuzzCheckers(t, "shell", "shell_guard")
-	agentrail := compileFragment(t, "agentrail")
-	ms := []*m{
-		{name: "shell", f: all(shell, shellCommand), budget: 100 * time.Microsecond},
-		{name: "  mvdan.cc/sh parse", f: parse(shellCommand)},
-		{name: "toolregistry", f: all(fuzzCheckers(t, "toolregistry", "toolregistry_deny"), regexCommand), budget: 10 * time.Microsecond},
-		{name: "tunacode", f: all(fuzzCheckers(t, "tunacode", "tunacode_destructive", "tunacode_security"), regexCommand), budget: 10 * time.Microsecond},
-		{name: "codegensandbox", f: all(fuzzCheckers(t, "codegensandbox", "codegensandbox_deny"), regexCommand), budget: 10 * time.Microsecond},
-		{name: "agentrail", f: all([]Checker{agentrail["agentrail_dangerous"], agentrail["agentrail_permissions"]}, regexCommand), budget: 10 * time.Microsecond},
-	}
-	for _, s := range shellShapes[1:] {
-		ms = append(ms, &m{name: "shell, " + s.name, f: all(shell, s.cmd)}, &m{name: "  mvdan.cc/sh parse", f: parse(s.cmd)})
-	}
-	for _, x := range ms {
-		x.best = time.Hour
-	}
-	for round := 0; round < 3; round++ {
-		for _, x := range ms {
-			r := testing.Benchmark(func(b *testing.B) {
-				for b.Loop() {
-					x.f()
-				}
-			})
-			if d := time.Duration(r.NsPerOp()); d < x.best {
-				x.best = d
-			}
-		}
-	}
-	for _, x := range ms {
-		t.Logf("%-24s %9.1f µs per 1 KB check", x.name, float64(x.best)/float64(time.Microsecond))
-		if x.budget > 0 && x.best > x.budget {
-			t.Errorf("%s: %v per check, budget %v", x.name, x.best, x.budget)
 		}
 	}
 }

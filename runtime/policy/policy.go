@@ -18,10 +18,12 @@
 //     prefilter (prefilter.go) skips the patterns whose required text is absent.
 //   - permission (permission.go): the Tool(pattern) permission-rule language, its modes and normalisation, with the
 //     host's own configuration through WithPermissions.
-//   - shell (shell*.go, walk.go): parses with mvdan.cc/sh/v3/syntax, expands words statically
-//     (shellword.go: quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace
-//     expansion, constant substitutions) and checks every simple command, unwrapping wrappers and parsing
-//     nested scripts.
+//   - shell (shell*.go): parses with shellsyntax.FastParse, or mvdan.cc/sh/v3/syntax for what it declines;
+//     collects the statements with shellsyntax.Collector; expands words statically with shellexpand
+//     (quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace expansion,
+//     constant substitutions); and checks every simple command against the rules, unwrapping wrappers and
+//     parsing nested scripts. The analyser packages know nothing of policies; the rules, wrappers and
+//     findings are here.
 //
 // Messages are text/template strings (spec.Funcs, so goquote is Go's %q) over Data. A verdict carries the
 // rendered message and the policy's declared Failure; the host renders the Failure's own message with the
@@ -33,7 +35,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/template"
 	"unicode/utf8"
 
@@ -104,7 +105,7 @@ type Data struct {
 
 // parseTemplate compiles a message template with the spec's template functions (goquote is Go's %q).
 func parseTemplate(name, text string) (*template.Template, error) {
-	return template.New(name).Funcs(spec.Funcs).Option("missingkey=error").Parse(text)
+	return spec.ParseTemplateFor(name, text, Data{})
 }
 
 // sampleData fills every field so that compiling a template executes it once and finds unknown fields;
@@ -140,13 +141,13 @@ func (m *message) render(d *Data) string {
 	if m == nil {
 		return d.Reason
 	}
-	var b strings.Builder
-	if err := m.t.Execute(&b, d); err != nil {
+	out, err := spec.Execute(m.t, d)
+	if err != nil {
 		// A template that executed on sample data can still fail on real data (an index out of range);
 		// the command stays blocked and the message says why it is not the declared one.
 		return fmt.Sprintf("command blocked by policy %s (message template failed: %v)", d.Policy, err)
 	}
-	return b.String()
+	return out
 }
 
 // base is what every engine shares: the policy's name, its failure and its default message.

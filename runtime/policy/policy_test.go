@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
 	"github.com/agentbash/agentbash/spec"
 	"go.yaml.in/yaml/v3"
 )
@@ -299,12 +300,12 @@ func TestConcurrentChecks(t *testing.T) {
 			cs = append(cs, c)
 		}
 	}
-	cmds := []string{"sudo ls", "ls -la", "bash -c 'rm -rf /'", "echo é ſudo", "git push --force", nestedCommand,
+	cmds := []string{"sudo ls", "ls -la", "bash -c 'rm -rf /'", "echo é ſudo", "git push --force", shellcorpus.Nested,
 		"a | b | sh -c 'curl x | sh'", "x=$(echo su)do; $x ls"}
-	for _, b := range shellBypasses[:20] {
-		cmds = append(cmds, b.cmd)
+	for _, b := range shellcorpus.Bypasses[:20] {
+		cmds = append(cmds, b.Cmd)
 	}
-	cmds = append(cmds, shellBenign[:20]...)
+	cmds = append(cmds, shellcorpus.Benign[:20]...)
 	want := make([][]Verdict, len(cs))
 	for i, c := range cs {
 		for _, cmd := range cmds {
@@ -327,4 +328,27 @@ func TestConcurrentChecks(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// A shell check reuses its analysis's buffers, scopes and arenas in the next check: no verdict may depend on
+// the commands checked before. Two checkers go through the corpora in opposite orders.
+func TestShellNoStateAcrossChecks(t *testing.T) {
+	var cmds []string
+	for _, b := range shellcorpus.Bypasses {
+		cmds = append(cmds, b.Cmd)
+	}
+	cmds = append(cmds, shellcorpus.Benign...)
+	for _, s := range shellcorpus.Shapes {
+		cmds = append(cmds, s.Cmd)
+	}
+	fwd, back := compileFragment(t, "shell")["shell_guard"], compileFragment(t, "shell")["shell_guard"]
+	want := make([]Verdict, len(cmds))
+	for i, cmd := range cmds {
+		want[i] = fwd.Check(cmd)
+	}
+	for i := len(cmds) - 1; i >= 0; i-- {
+		if got := back.Check(cmds[i]); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("%q: %+v after the later commands, %+v after the earlier ones", cmds[i], got, want[i])
+		}
+	}
 }

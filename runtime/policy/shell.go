@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentbash/agentbash/runtime/policy/shellexpand"
+	"github.com/agentbash/agentbash/runtime/policy/shellsyntax"
 	"github.com/agentbash/agentbash/spec"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
@@ -238,7 +240,7 @@ func compileShellRule(r spec.ShellRule) (*shellRule, error) {
 	}
 	for _, c := range r.Commands {
 		if pattern.HasMeta(c, 0) {
-			re, ok := globRegexp(c)
+			re, ok := shellexpand.GlobRegexp(c)
 			if !ok {
 				return nil, fmt.Errorf("command pattern %q does not compile", c)
 			}
@@ -303,13 +305,17 @@ type analysis struct {
 	e     *shellEngine
 	found *finding
 	// stmts and stages hold the statements and pipeline stages of the scripts being checked, the nested
-	// scripts' after their parent's (see scope.prepass).
-	stmts  []stmtInfo
+	// scripts' after their parent's (see script).
+	stmts  []shellsyntax.StmtInfo
 	stages []*syntax.Stmt
-	// arena holds the nodes of the trees fastParse builds during the check, eval the word expansions'
+	// arena holds the nodes of the trees FastParse builds during the check, eval the word expansions'
 	// bookkeeping.
-	arena astArena
-	eval  evalArena
+	arena shellsyntax.Arena
+	eval  shellexpand.Arena
+	// scopes are the scopes of the scripts being checked, by depth (see scopeAt).
+	scopes []*scope
+	// args splits the command line being matched against the rules.
+	args argCache
 }
 
 func (a *analysis) find(f finding) {
@@ -324,8 +330,9 @@ func (e *shellEngine) Check(command string) Verdict {
 	a.script(command, 0, nil)
 	f := a.found
 	a.found = nil
-	a.arena.reset()
-	a.eval.reset()
+	a.release()
+	a.arena.Reset()
+	a.eval.Reset()
 	e.analyses.Put(a)
 	if f == nil {
 		return e.allow()
@@ -336,7 +343,7 @@ func (e *shellEngine) Check(command string) Verdict {
 
 func (e *shellEngine) parse(a *analysis, src string) (*syntax.File, error) {
 	if e.lang == syntax.LangBash {
-		if f, ok := fastParse(src, &a.arena); ok {
+		if f, ok := shellsyntax.FastParse(src, &a.arena); ok {
 			return f, nil
 		}
 	}

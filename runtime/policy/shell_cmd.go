@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/agentbash/agentbash/runtime/policy/shellexpand"
+	"github.com/agentbash/agentbash/runtime/policy/shellsyntax"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -16,19 +18,19 @@ type callCtx struct {
 
 func (sc *scope) segment(cc *callCtx) string {
 	if cc.call != nil {
-		return sc.text(cc.call)
+		return sc.Text(cc.call)
 	}
-	return sc.text(cc.stmt)
+	return sc.Text(cc.stmt)
 }
 
 // stmt checks one statement: its redirections and, for a simple command, every command line it can be.
-func (sc *scope) stmt(si stmtInfo) {
-	st := si.st
+func (sc *scope) stmt(si shellsyntax.StmtInfo) {
+	st := si.Stmt
 	call, _ := st.Cmd.(*syntax.CallExpr)
-	var argvs [][]field
-	var one [1][]field
+	var argvs [][]shellexpand.Field
+	var one [1][]shellexpand.Field
 	if call != nil && len(call.Args) > 0 {
-		argv, alts := sc.ev().wordsInto(sc.argvBuf[:0], call.Args)
+		argv, alts := sc.WordsInto(sc.argvBuf[:0], call.Args)
 		if alts == nil {
 			sc.argvBuf = argv // keep the grown buffer for the next statement
 			one[0] = argv
@@ -37,7 +39,7 @@ func (sc *scope) stmt(si stmtInfo) {
 		argvs = alts
 	}
 	sc.redirects(st, argvs)
-	cc := &callCtx{stmt: st, call: call, prod: si.prod}
+	cc := &callCtx{stmt: st, call: call, prod: si.Prod}
 	for _, argv := range argvs {
 		if sc.a.found != nil {
 			return
@@ -55,15 +57,16 @@ func isOutput(op syntax.RedirOperator) bool {
 }
 
 // redirects applies the rules on output redirection targets.
-func (sc *scope) redirects(st *syntax.Stmt, argvs [][]field) {
+func (sc *scope) redirects(st *syntax.Stmt, argvs [][]shellexpand.Field) {
 	if len(st.Redirs) == 0 {
 		return
 	}
-	var names []string
+	var nbuf [4]string
+	names := nbuf[:0]
 	for _, argv := range argvs {
 		if len(argv) > 0 {
-			if ns, ok := sc.commandNames(argv[0], nil); ok {
-				names = append(names, ns...)
+			if ns, ok := sc.commandNames(argv[0], names); ok {
+				names = ns
 			}
 		}
 	}
@@ -71,9 +74,9 @@ func (sc *scope) redirects(st *syntax.Stmt, argvs [][]field) {
 		if !isOutput(r.Op) || r.Word == nil {
 			continue
 		}
-		for _, alt := range sc.ev().word(r.Word, maxAlts) {
+		for _, alt := range sc.Word(r.Word, shellexpand.MaxAlts) {
 			for _, f := range alt {
-				if f.dyn {
+				if f.Dyn {
 					continue
 				}
 				for _, rule := range sc.a.e.rules {
@@ -81,8 +84,8 @@ func (sc *scope) redirects(st *syntax.Stmt, argvs [][]field) {
 						continue
 					}
 					for _, re := range rule.redirects {
-						if re.MatchString(f.val) {
-							sc.a.find(finding{rule: rule.name, reason: rule.reason, name: f.val, segment: sc.text(st)})
+						if re.MatchString(f.Val) {
+							sc.a.find(finding{rule: rule.name, reason: rule.reason, name: f.Val, segment: sc.Text(st)})
 							return
 						}
 					}
@@ -113,29 +116,29 @@ func (r *shellRule) matchName(name string) bool {
 // commandNames reduces a command word to the names it can run: the last path element of its known text;
 // for a name with pattern characters, every rule or wrapper name the pattern can expand to. ok is false
 // when the name is only known at run time.
-func (sc *scope) commandNames(head field, buf []string) ([]string, bool) {
-	if head.dyn {
+func (sc *scope) commandNames(head shellexpand.Field, buf []string) ([]string, bool) {
+	if head.Dyn {
 		// "$VENV/bin/python": the directory is dynamic, the name is not.
-		suf := head.suffix()
+		suf := head.Suffix()
 		i := strings.LastIndexByte(suf, '/')
-		if i < 0 || i == len(suf)-1 || head.glob {
+		if i < 0 || i == len(suf)-1 || head.Glob {
 			return nil, false
 		}
 		return append(buf, suf[i+1:]), true
 	}
-	v := head.val
+	v := head.Val
 	name := v
 	if i := strings.LastIndexByte(v, '/'); i >= 0 && i < len(v)-1 {
 		name = v[i+1:]
 	}
-	if !head.glob {
+	if !head.Glob {
 		return append(buf, name), true
 	}
-	pat := head.pattern()
+	pat := head.Pattern()
 	if i := strings.LastIndexByte(pat, '/'); i >= 0 && i < len(pat)-1 {
 		pat = pat[i+1:]
 	}
-	re, ok := globRegexp(pat)
+	re, ok := shellexpand.GlobRegexp(pat)
 	if !ok {
 		return append(buf, name), true
 	}
@@ -152,7 +155,7 @@ func (sc *scope) commandNames(head field, buf []string) ([]string, bool) {
 }
 
 // argv checks one command line: the rules, then what it runs (wrappers, shells, scripts).
-func (sc *scope) argv(args []field, cc *callCtx) {
+func (sc *scope) argv(args []shellexpand.Field, cc *callCtx) {
 	if len(args) == 0 || sc.a.found != nil {
 		return
 	}
@@ -161,17 +164,18 @@ func (sc *scope) argv(args []field, cc *callCtx) {
 	var nbuf [2]string
 	names, ok := sc.commandNames(head, nbuf[:0])
 	if !ok {
-		if sc.remoteIn(head.substs()) {
-			sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: head.src, segment: sc.segment(cc)})
+		if sc.remoteIn(head.Substs()) {
+			sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: head.Src, segment: sc.segment(cc)})
 		} else if e.dynDeny {
-			sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: head.src, segment: sc.segment(cc)})
+			sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: head.Src, segment: sc.segment(cc)})
 		}
 		return
 	}
-	var cache argCache
+	cache := &sc.a.args
+	cache.reset()
 	for _, name := range names {
 		for _, i := range e.rulesFor(name) {
-			if r := e.rules[i]; r.matchCall(name, args[1:], &cache) {
+			if r := e.rules[i]; r.matchCall(name, args[1:], cache) {
 				sc.a.find(finding{rule: r.name, reason: r.reason, name: name, segment: sc.segment(cc)})
 				return
 			}
@@ -218,10 +222,10 @@ func (e *shellEngine) rulesFor(name string) []int {
 }
 
 // remoteSink blocks an interpreter fed by a downloader (curl ... | python, python <(curl ...)).
-func (sc *scope) remoteSink(args []field, cc *callCtx) {
+func (sc *scope) remoteSink(args []shellexpand.Field, cc *callCtx) {
 	for _, f := range args[1:] {
-		if sc.remoteIn(f.substs()) {
-			sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.src, segment: sc.segment(cc)})
+		if sc.remoteIn(f.Substs()) {
+			sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.Src, segment: sc.segment(cc)})
 			return
 		}
 	}
@@ -239,11 +243,12 @@ func stmtNodes(sts []*syntax.Stmt) []syntax.Node {
 }
 
 func (sc *scope) pipeText(prod []*syntax.Stmt, cc *callCtx) string {
+	src := sc.Src()
 	i, j := int(prod[0].Pos().Offset()), int(cc.stmt.End().Offset())
-	if i < 0 || j > len(sc.src) || i > j {
+	if i < 0 || j > len(src) || i > j {
 		return sc.segment(cc)
 	}
-	return sc.src[i:j]
+	return src[i:j]
 }
 
 // remoteIn reports a downloader among the commands of nodes (substitutions, pipeline stages).
@@ -258,12 +263,12 @@ func (sc *scope) remoteIn(nodes []syntax.Node) bool {
 			if !ok || found {
 				return !found
 			}
-			for _, argv := range sc.ev().words(call.Args) {
+			for _, argv := range sc.Words(call.Args) {
 				for _, f := range argv {
-					if f.dyn {
+					if f.Dyn {
 						continue
 					}
-					if sc.a.e.remoteSrc[path.Base(f.val)] {
+					if sc.a.e.remoteSrc[path.Base(f.Val)] {
 						found = true
 					}
 				}
@@ -275,7 +280,7 @@ func (sc *scope) remoteIn(nodes []syntax.Node) bool {
 }
 
 // unwrap follows what a wrapper runs.
-func (sc *scope) unwrap(w *wrapper, args []field, cc *callCtx) {
+func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 	rest := args[1:]
 	if len(w.execOpts) > 0 {
 		sc.execOptions(w, rest, cc)
@@ -291,31 +296,31 @@ func (sc *scope) unwrap(w *wrapper, args []field, cc *callCtx) {
 		if w.runs == "first_script" {
 			ops = ops[:1]
 		}
-		joined := litField("")
+		joined := shellexpand.Literal("")
 		for i, f := range ops {
 			if i > 0 {
-				joined.val += " "
+				joined.Val += " "
 			}
-			joined.val += f.val
-			joined.dyn = joined.dyn || f.dyn
-			if subs := f.substs(); len(subs) > 0 {
-				joined.ext().subst = append(joined.ext().subst, subs...)
+			joined.Val += f.Val
+			joined.Dyn = joined.Dyn || f.Dyn
+			if subs := f.Substs(); len(subs) > 0 {
+				joined.Ext().Subst = append(joined.Ext().Subst, subs...)
 			}
 		}
-		joined.src = ops[0].src
-		sc.scriptField(joined, cc, sc.vars)
+		joined.Src = ops[0].Src
+		sc.scriptField(joined, cc, sc.Vars())
 	case "alias":
 		ops, _ := sc.wrapperOperands(w, rest, cc)
 		for _, f := range ops {
-			if _, val, ok := strings.Cut(f.val, "="); ok {
-				v := litField(val)
-				v.dyn, v.src = f.dyn, f.src
-				if f.x != nil {
-					x := *f.x
-					x.suf, x.pre = "", ""
-					v.x = &x
+			if _, val, ok := strings.Cut(f.Val, "="); ok {
+				v := shellexpand.Literal(val)
+				v.Dyn, v.Src = f.Dyn, f.Src
+				if f.X != nil {
+					x := *f.X
+					x.Suf, x.Pre = "", ""
+					v.X = &x
 				}
-				sc.scriptField(v, cc, sc.vars)
+				sc.scriptField(v, cc, sc.Vars())
 			}
 		}
 	case "source":
@@ -330,28 +335,28 @@ func (sc *scope) unwrap(w *wrapper, args []field, cc *callCtx) {
 
 // option handles one option token of a wrapper; it returns how many extra tokens it consumed, and false
 // when the wrapper runs nothing (a no-exec option). A replacement string (xargs -I R) is stored in repl.
-func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx, repl *string) (int, bool) {
-	v := rest[i].val
+func (sc *scope) option(w *wrapper, rest []shellexpand.Field, i int, cc *callCtx, repl *string) (int, bool) {
+	v := rest[i].Val
 	// handle acts on an option's value (has is false when an optional value is absent).
-	handle := func(opt string, f field, has bool) {
+	handle := func(opt string, f shellexpand.Field, has bool) {
 		switch {
 		case w.splitOpts[opt], w.scriptOpts[opt]:
-			sc.scriptField(f, cc, sc.vars)
+			sc.scriptField(f, cc, sc.Vars())
 		case w.replaceOpts[opt] && repl != nil:
 			switch {
 			case !has:
 				*repl = "{}"
-			case f.dyn || f.val == "":
+			case f.Dyn || f.Val == "":
 				*repl = unknownRepl
 			default:
-				*repl = f.val
+				*repl = f.Val
 			}
 		}
 	}
 	// value is a required value: attached (inline), else the next argument.
 	value := func(opt, inline string, attached bool) int {
 		if attached {
-			handle(opt, litField(inline), true)
+			handle(opt, shellexpand.Literal(inline), true)
 			return 0
 		}
 		if i+1 < len(rest) {
@@ -369,7 +374,7 @@ func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx, repl *stri
 		case required(name):
 			return value(name, inline, has), true
 		case w.optOpts[name]:
-			handle(name, litField(inline), has)
+			handle(name, shellexpand.Literal(inline), has)
 		}
 		return 0, true
 	}
@@ -387,7 +392,7 @@ func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx, repl *stri
 		case required(o):
 			return value(o, v[k+1:], k+1 < len(v)), true
 		case w.optOpts[o]:
-			handle(o, litField(v[k+1:]), k+1 < len(v))
+			handle(o, shellexpand.Literal(v[k+1:]), k+1 < len(v))
 			return 0, true
 		}
 	}
@@ -398,16 +403,16 @@ func (sc *scope) option(w *wrapper, rest []field, i int, cc *callCtx, repl *stri
 const unknownRepl = "\x00"
 
 // wrapperOperands skips a wrapper's options; ok is false when it runs nothing.
-func (sc *scope) wrapperOperands(w *wrapper, rest []field, cc *callCtx) ([]field, bool) {
+func (sc *scope) wrapperOperands(w *wrapper, rest []shellexpand.Field, cc *callCtx) ([]shellexpand.Field, bool) {
 	for i := 0; i < len(rest); i++ {
 		t := rest[i]
-		if t.dyn {
+		if t.Dyn {
 			return rest[i:], true
 		}
-		if t.val == "--" {
+		if t.Val == "--" {
 			return rest[i+1:], true
 		}
-		if len(t.val) > 1 && t.val[0] == '-' {
+		if len(t.Val) > 1 && t.Val[0] == '-' {
 			n, ok := sc.option(w, rest, i, cc, nil)
 			if !ok {
 				return nil, false
@@ -420,7 +425,7 @@ func (sc *scope) wrapperOperands(w *wrapper, rest []field, cc *callCtx) ([]field
 	return nil, true
 }
 
-func (sc *scope) unwrapCommand(w *wrapper, rest []field, cc *callCtx) {
+func (sc *scope) unwrapCommand(w *wrapper, rest []shellexpand.Field, cc *callCtx) {
 	pos := w.positionals
 	i := 0
 	repl := ""
@@ -428,18 +433,18 @@ loop:
 	for i < len(rest) {
 		t := rest[i]
 		switch {
-		case t.dyn:
+		case t.Dyn:
 			break loop
-		case t.val == "--":
+		case t.Val == "--":
 			i++
 			break loop
-		case len(t.val) > 1 && t.val[0] == '-':
+		case len(t.Val) > 1 && t.Val[0] == '-':
 			n, ok := sc.option(w, rest, i, cc, &repl)
 			if !ok || sc.a.found != nil {
 				return
 			}
 			i += n + 1
-		case w.assignments && isAssignment(t.val):
+		case w.assignments && isAssignment(t.Val):
 			i++
 		case pos > 0:
 			pos--
@@ -456,28 +461,28 @@ loop:
 	case repl != "":
 		inner = replaced(inner, repl)
 	case w.appends:
-		extra := field{dyn: true, src: "(operands read at run time)"}
-		inner = append(append([]field(nil), inner...), extra)
+		extra := shellexpand.Field{Dyn: true, Src: "(operands read at run time)"}
+		inner = append(append([]shellexpand.Field(nil), inner...), extra)
 	}
 	sc.argv(inner, cc)
 }
 
 // replaced is a command line whose arguments containing repl get text read at run time in its place
 // (xargs -I): each such argument becomes dynamic, keeping the known text before and after.
-func replaced(args []field, repl string) []field {
-	out := make([]field, len(args))
+func replaced(args []shellexpand.Field, repl string) []shellexpand.Field {
+	out := make([]shellexpand.Field, len(args))
 	for k, f := range args {
 		out[k] = f
 		if repl == unknownRepl {
-			out[k] = field{dyn: true, src: f.src}
+			out[k] = shellexpand.Field{Dyn: true, Src: f.Src}
 			continue
 		}
-		if f.dyn || !strings.Contains(f.val, repl) {
+		if f.Dyn || !strings.Contains(f.Val, repl) {
 			continue
 		}
-		i, j := strings.Index(f.val, repl), strings.LastIndex(f.val, repl)+len(repl)
-		out[k] = field{val: strings.ReplaceAll(f.val, repl, ""), src: f.src, dyn: true,
-			x: &fieldX{pre: f.val[:i], suf: f.val[j:], subst: f.substs()}}
+		i, j := strings.Index(f.Val, repl), strings.LastIndex(f.Val, repl)+len(repl)
+		out[k] = shellexpand.Field{Val: strings.ReplaceAll(f.Val, repl, ""), Src: f.Src, Dyn: true,
+			X: &shellexpand.FieldX{Pre: f.Val[:i], Suf: f.Val[j:], Subst: f.Substs()}}
 	}
 	return out
 }
@@ -489,31 +494,31 @@ func isAssignment(s string) bool {
 
 // execOptions checks the commands embedded after find's -exec style options, up to ";" or "+"; "{}"
 // becomes each starting point (the shallowest path find hands over).
-func (sc *scope) execOptions(w *wrapper, rest []field, cc *callCtx) {
+func (sc *scope) execOptions(w *wrapper, rest []shellexpand.Field, cc *callCtx) {
 	var starts []string
 	for _, f := range rest {
-		if f.dyn || strings.HasPrefix(f.val, "-") || f.val == "(" || f.val == "!" {
+		if f.Dyn || strings.HasPrefix(f.Val, "-") || f.Val == "(" || f.Val == "!" {
 			break
 		}
-		starts = append(starts, f.val)
+		starts = append(starts, f.Val)
 	}
 	if len(starts) == 0 {
 		starts = []string{"."}
 	}
 	for i := 0; i < len(rest); i++ {
-		if rest[i].dyn || !w.execOpts[rest[i].val] {
+		if rest[i].Dyn || !w.execOpts[rest[i].Val] {
 			continue
 		}
 		j := i + 1
-		for j < len(rest) && !(rest[j].val == ";" || rest[j].val == "+") {
+		for j < len(rest) && !(rest[j].Val == ";" || rest[j].Val == "+") {
 			j++
 		}
 		for _, start := range starts {
-			emb := make([]field, 0, j-i-1)
+			emb := make([]shellexpand.Field, 0, j-i-1)
 			for _, f := range rest[i+1 : j] {
-				if !f.dyn && strings.Contains(f.val, "{}") {
-					g := litField(strings.ReplaceAll(f.val, "{}", start))
-					g.src = f.src
+				if !f.Dyn && strings.Contains(f.Val, "{}") {
+					g := shellexpand.Literal(strings.ReplaceAll(f.Val, "{}", start))
+					g.Src = f.Src
 					f = g
 				}
 				emb = append(emb, f)
@@ -528,15 +533,15 @@ func (sc *scope) execOptions(w *wrapper, rest []field, cc *callCtx) {
 }
 
 // shell follows a shell: -c SCRIPT, a script file, or a script read from standard input.
-func (sc *scope) shell(w *wrapper, rest []field, cc *callCtx) {
+func (sc *scope) shell(w *wrapper, rest []shellexpand.Field, cc *callCtx) {
 	hasC, stdin := false, false
 	i := 0
 loop:
 	for i < len(rest) {
 		t := rest[i]
-		v := t.val
+		v := t.Val
 		switch {
-		case t.dyn:
+		case t.Dyn:
 			break loop
 		case v == "--" || v == "-":
 			i++
@@ -573,7 +578,7 @@ loop:
 	switch {
 	case hasC:
 		if len(ops) > 0 {
-			sc.scriptField(ops[0], cc, sc.vars)
+			sc.scriptField(ops[0], cc, sc.Vars())
 		}
 	case len(ops) > 0 && !stdin:
 		sc.scriptFile(ops[0], cc)
@@ -583,38 +588,38 @@ loop:
 }
 
 // scriptField checks shell source given as an argument.
-func (sc *scope) scriptField(f field, cc *callCtx, vars *varTable) {
+func (sc *scope) scriptField(f shellexpand.Field, cc *callCtx, vars *shellexpand.Vars) {
 	if sc.a.found != nil {
 		return
 	}
-	if f.dyn {
+	if f.Dyn {
 		sc.dynScript(f, cc)
 		return
 	}
-	sc.a.script(f.val, sc.depth+1, vars)
+	sc.a.script(f.Val, sc.depth+1, vars)
 }
 
-func (sc *scope) dynScript(f field, cc *callCtx) {
+func (sc *scope) dynScript(f shellexpand.Field, cc *callCtx) {
 	e := sc.a.e
 	switch {
-	case sc.remoteIn(f.substs()):
-		sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: f.src, segment: sc.segment(cc)})
+	case sc.remoteIn(f.Substs()):
+		sc.a.find(finding{rule: "remote", reason: e.reasons.Remote, name: f.Src, segment: sc.segment(cc)})
 	case e.dynDeny:
-		sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: f.src, segment: sc.segment(cc)})
+		sc.a.find(finding{rule: "dynamic", reason: e.reasons.Dynamic, name: f.Src, segment: sc.segment(cc)})
 	default:
 		// Check what is known of the script.
-		sc.a.script(f.val, sc.depth+1, sc.vars)
+		sc.a.script(f.Val, sc.depth+1, sc.Vars())
 	}
 }
 
 // scriptFile follows a script file operand: a process substitution is a script made by its commands; a
 // file on disk is not known here and is allowed.
-func (sc *scope) scriptFile(f field, cc *callCtx) {
+func (sc *scope) scriptFile(f shellexpand.Field, cc *callCtx) {
 	switch {
-	case f.procSubst() != nil:
-		sc.producedScript(f.procSubst().Stmts, f.src, cc, false)
-	case f.dyn && sc.remoteIn(f.substs()):
-		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.src, segment: sc.segment(cc)})
+	case f.ProcSubst() != nil:
+		sc.producedScript(f.ProcSubst().Stmts, f.Src, cc, false)
+	case f.Dyn && sc.remoteIn(f.Substs()):
+		sc.a.find(finding{rule: "remote", reason: sc.a.e.reasons.Remote, name: f.Src, segment: sc.segment(cc)})
 	}
 }
 
@@ -632,9 +637,9 @@ func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, 
 		return
 	}
 	if len(stmts) >= 1 {
-		if outs, ok := sc.ev().staticOutput(stmts[len(stmts)-1]); ok {
+		if outs, ok := sc.StaticOutput(stmts[len(stmts)-1]); ok {
 			for _, o := range outs {
-				sc.a.script(o, sc.depth+1, sc.vars)
+				sc.a.script(o, sc.depth+1, sc.Vars())
 			}
 			return
 		}
@@ -647,21 +652,20 @@ func (sc *scope) producedScript(stmts []*syntax.Stmt, name string, cc *callCtx, 
 // stdinScript checks the script a shell reads from standard input: a here-string or here-document, a
 // redirected file or process substitution, or the earlier stages of its pipeline.
 func (sc *scope) stdinScript(cc *callCtx) {
-	ev := sc.ev()
 	for _, r := range cc.stmt.Redirs {
 		switch r.Op {
 		case syntax.WordHdoc:
-			for _, f := range ev.doc(r.Word, wordCtx{}, maxAlts) {
-				sc.scriptField(f, cc, sc.vars)
+			for _, f := range sc.Doc(r.Word, shellexpand.MaxAlts) {
+				sc.scriptField(f, cc, sc.Vars())
 			}
 			return
 		case syntax.Hdoc, syntax.DashHdoc:
-			for _, f := range ev.doc(r.Hdoc, wordCtx{quoted: true}, maxAlts) {
-				sc.scriptField(f, cc, sc.vars)
+			for _, f := range sc.HereDoc(r.Hdoc, shellexpand.MaxAlts) {
+				sc.scriptField(f, cc, sc.Vars())
 			}
 			return
 		case syntax.RdrIn:
-			fs := ev.word(r.Word, 1)
+			fs := sc.Word(r.Word, 1)
 			if len(fs) > 0 && len(fs[0]) > 0 {
 				sc.scriptFile(fs[0][0], cc)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentbash/agentbash/runtime"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,7 +15,7 @@ import (
 )
 
 func TestSchema(t *testing.T) {
-	reflected, err := toolschema.Reflect(&envelope.Params{})
+	reflected, err := toolschema.Reflect(&envelope.RunCommandParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,24 +44,24 @@ func TestCasesRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "file"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool, err := envelope.New(envelope.WithWorkspace(ws))
+	tool, err := envelope.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	cases := []struct {
 		name, params string
-		check        func(envelope.Result) bool
+		check        func(envelope.RunCommandResult) bool
 	}{
-		{"exit", `{"command":"echo '<a & b>'; exit 3"}`, func(r envelope.Result) bool {
+		{"exit", `{"command":"echo '<a & b>'; exit 3"}`, func(r envelope.RunCommandResult) bool {
 			return !r.Success && *r.ExitCode == 3 && *r.Stdout == "<a & b>\n" && r.Content[0].Text == "<a & b>\n" &&
 				r.Meta.Timeout == 5 && string(r.Code) == "3" && r.Error == nil
 		}},
-		{"timeout", `{"command":"sleep 5","timeout":1}`, func(r envelope.Result) bool {
+		{"timeout", `{"command":"sleep 5","timeout":1}`, func(r envelope.RunCommandResult) bool {
 			return *r.Error == "Command timed out after 1 seconds" && *r.Timeout == 1 && string(r.Code) == `"TIMEOUT"` && r.Stdout == nil
 		}},
-		{"error", `{"command":""}`, func(r envelope.Result) bool { return *r.Error == "command is empty" && r.Code == nil }},
-		{"confined", `{"command":"true","working_dir":"/"}`, func(r envelope.Result) bool {
+		{"error", `{"command":""}`, func(r envelope.RunCommandResult) bool { return *r.Error == "command is empty" && r.Code == nil }},
+		{"confined", `{"command":"true","working_dir":"/"}`, func(r envelope.RunCommandResult) bool {
 			return *r.Error == "Working directory is outside the workspace"
 		}},
 	}
@@ -70,7 +71,7 @@ func TestCasesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r envelope.Result
+			var r envelope.RunCommandResult
 			if err := json.Unmarshal(raw, &r); err != nil {
 				t.Fatal(err)
 			}
@@ -93,19 +94,19 @@ func TestRunTyped(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "file"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool, err := envelope.New(envelope.WithWorkspace(ws))
+	tool, err := envelope.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	r, err := tool.Run(context.Background(), envelope.Params{Command: "pwd", Timeout: new(2)})
+	r, err := tool.RunCommand(context.Background(), envelope.RunCommandParams{Command: "pwd", Timeout: new(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !r.Success || r.Meta == nil || r.Meta.Cwd == "" {
 		t.Errorf("got %+v", r)
 	}
-	_, err = tool.Run(context.Background(), envelope.Params{Command: "true", WorkingDir: new("file")})
+	_, err = tool.RunCommand(context.Background(), envelope.RunCommandParams{Command: "true", WorkingDir: new("file")})
 	var nf *envelope.FileNotFoundError
 	if !errors.As(err, &nf) || nf.Message != "Working directory not found: "+filepath.Join(r.Meta.Cwd, "file") {
 		t.Errorf("got %v", err)

@@ -3,6 +3,7 @@ package multitool_test
 import (
 	"context"
 	"errors"
+	"github.com/agentbash/agentbash/runtime"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestSchemas(t *testing.T) {
 }
 
 func TestBackgroundShell(t *testing.T) {
-	tool, err := multitool.New(multitool.WithWorkspace(t.TempDir()))
+	tool, err := multitool.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 func TestSchema(t *testing.T) {
-	reflected, err := toolschema.Reflect(&text.Params{})
+	reflected, err := toolschema.Reflect(&text.BashParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +32,14 @@ func TestSchema(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	tool, err := text.New(text.WithWorkspace(t.TempDir()))
+	tool, err := text.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	ctx := context.Background()
 
-	res, err := tool.Run(ctx, text.Params{Command: "echo hi; echo oops >&2", Env: map[string]string{"X": "1"}})
+	res, err := tool.Bash(ctx, text.BashParams{Command: "echo hi; echo oops >&2", Env: map[string]string{"X": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,29 +56,29 @@ func TestRun(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	tool, err := text.New(text.WithWorkspace(t.TempDir()))
+	tool, err := text.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	cases := []struct {
 		name   string
-		params text.Params
+		params text.BashParams
 		check  func(error) bool
 		msg    string
 	}{
-		{"blank command", text.Params{Command: "  "}, func(err error) bool { var e *text.ModelRetry; return errors.As(err, &e) },
+		{"blank command", text.BashParams{Command: "  "}, func(err error) bool { var e *text.ModelRetry; return errors.As(err, &e) },
 			"Empty command not allowed"},
-		{"timeout out of range", text.Params{Command: "true", Timeout: new(301)}, func(err error) bool { var e *text.ModelRetry; return errors.As(err, &e) },
+		{"timeout out of range", text.BashParams{Command: "true", Timeout: new(301)}, func(err error) bool { var e *text.ModelRetry; return errors.As(err, &e) },
 			"Timeout must be between 1 and 300 seconds."},
-		{"missing cwd", text.Params{Command: "true", Cwd: new("nope")}, func(err error) bool { var e *text.ModelRetry; return errors.As(err, &e) },
+		{"missing cwd", text.BashParams{Command: "true", Cwd: new("nope")}, func(err error) bool { var e *text.ModelRetry; return errors.As(err, &e) },
 			"Working directory 'nope' does not exist."},
-		{"timeout", text.Params{Command: "sleep 5", Timeout: new(1)}, func(err error) bool { var e *text.ToolTimeoutError; return errors.As(err, &e) },
+		{"timeout", text.BashParams{Command: "sleep 5", Timeout: new(1)}, func(err error) bool { var e *text.ToolTimeoutError; return errors.As(err, &e) },
 			"Command timed out after 1 seconds: sleep 5"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := tool.Run(context.Background(), c.params)
+			_, err := tool.Bash(context.Background(), c.params)
 			if err == nil || !c.check(err) {
 				t.Fatalf("got %v (%T)", err, err)
 			}

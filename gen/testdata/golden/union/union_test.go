@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/agentbash/agentbash/runtime"
 	"testing"
 
 	"github.com/agentbash/agentbash/gen/testdata/golden/union"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestSchema(t *testing.T) {
-	reflected, err := toolschema.Reflect(&union.Params{})
+	reflected, err := toolschema.Reflect(&union.BashParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,26 +32,26 @@ func encode(v any) ([]byte, error) {
 }
 
 func TestMembers(t *testing.T) {
-	tool, err := union.New(union.WithWorkspace(t.TempDir()))
+	tool, err := union.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
 	cases := []struct {
 		name   string
-		params union.Params
-		check  func(union.Result) bool
+		params union.BashParams
+		check  func(union.BashResult) bool
 	}{
-		{"success", union.Params{Command: "echo '<ok>'"}, func(r union.Result) bool {
-			f, ok := r.(union.Foreground)
+		{"success", union.BashParams{Command: "echo '<ok>'"}, func(r union.BashResult) bool {
+			f, ok := r.(union.BashForeground)
 			return ok && f.Details.Mode == "foreground" && f.Details.ExitCode == 0 && f.Details.Stdout == "<ok>\n" && f.IsError == nil
 		}},
-		{"failure", union.Params{Command: "echo no >&2; exit 2"}, func(r union.Result) bool {
-			f, ok := r.(union.Foreground)
+		{"failure", union.BashParams{Command: "echo no >&2; exit 2"}, func(r union.BashResult) bool {
+			f, ok := r.(union.BashForeground)
 			return ok && f.Details.ExitCode == 2 && f.IsError != nil && *f.IsError && f.Content[0].Text == "no\n\n[exit code: 2]"
 		}},
-		{"background", union.Params{Command: "echo started; sleep 5", Timeout: new(300)}, func(r union.Result) bool {
-			b, ok := r.(union.Background)
+		{"background", union.BashParams{Command: "echo started; sleep 5", Timeout: new(300)}, func(r union.BashResult) bool {
+			b, ok := r.(union.BashBackground)
 			return ok && b.Details.Mode == "background" && b.Details.PID > 0 && b.Details.Stdout == "started\n"
 		}},
 	}
@@ -61,7 +62,7 @@ func TestMembers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := union.UnmarshalResult(raw)
+			r, err := union.UnmarshalBashResult(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestMembers(t *testing.T) {
 			if !bytes.Equal(back, raw) {
 				t.Errorf("round trip:\n got %s\nwant %s", back, raw)
 			}
-			typed, err := tool.Run(context.Background(), c.params)
+			typed, err := tool.Bash(context.Background(), c.params)
 			if err != nil || !c.check(typed) {
 				t.Errorf("Run: %v %+v", err, typed)
 			}
@@ -85,14 +86,14 @@ func TestMembers(t *testing.T) {
 
 // TestMarshalSetsDiscriminator: a member built in Go marshals with its discriminator.
 func TestMarshalSetsDiscriminator(t *testing.T) {
-	b, err := json.Marshal(union.Background{Details: union.BackgroundDetails{PID: 7}})
+	b, err := json.Marshal(union.BashBackground{Details: union.BashBackgroundDetails{PID: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"content":null,"details":{"mode":"background","pid":7,"stdout":"","stderr":""}}`; string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
 	}
-	if _, err := union.UnmarshalResult([]byte(`{"details":{"mode":"sideways"}}`)); err == nil {
+	if _, err := union.UnmarshalBashResult([]byte(`{"details":{"mode":"sideways"}}`)); err == nil {
 		t.Error("an unknown mode decoded")
 	}
 }

@@ -1,4 +1,4 @@
-package gen
+package spec
 
 import (
 	"strings"
@@ -12,9 +12,9 @@ var initialisms = map[string]string{
 	"tty": "TTY", "uid": "UID", "uri": "URI", "url": "URL", "utf8": "UTF8", "uuid": "UUID", "xml": "XML",
 }
 
-// goName turns a spec name (snake_case, kebab-case, camelCase, dotted) into an exported Go identifier.
+// GoName turns a spec name (snake_case, kebab-case, camelCase, dotted) into an exported Go identifier.
 // Words split at every character that is not a letter or digit, and at a lower-to-upper case change.
-func goName(s string) string {
+func GoName(s string) string {
 	var words []string
 	var cur []rune
 	flush := func() {

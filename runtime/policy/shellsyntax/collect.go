@@ -1,39 +1,55 @@
-package policy
+package shellsyntax
 
 import "mvdan.cc/sh/v3/syntax"
 
-// collector is the prepass over one parsed script. It visits the tree in the order of syntax.Walk and
-// collects what the checks need: every statement in source order with the earlier stages of the pipeline
-// it reads from, the assignments and assigning builtins (for the variable table), the for loops over word
-// lists and the function declarations (for the fork-bomb check).
+// Collector is a prepass over a parsed script. It visits the tree in the order of syntax.Walk and collects
+// what a static analysis of the script needs: every statement in source order with the earlier stages of
+// the pipeline it reads from, the assignments and assigning builtins (for a variable table), the for loops
+// over word lists and the function declarations.
 //
 // It is a typed recursive descent rather than syntax.Walk with a callback: syntax.Walk defers inside a
-// loop and calls the callback for every node, and this pass runs on every check, so it is the policy's main
-// cost after parsing. Pipelines are flattened where they are met, so no node needs to be looked up later.
-type collector struct {
-	stmts   []stmtInfo
-	funcs   []*syntax.FuncDecl
-	assigns []*syntax.Assign
-	calls   []*syntax.CallExpr
-	fors    []*syntax.WordIter
-	// namerefs are the names declared with declare -n / local -n: their values are not known.
-	namerefs []string
+// loop and calls the callback for every node, and this pass runs on every command a policy checks.
+// Pipelines are flattened where they are met, so no node needs to be looked up later.
+//
+// Stmts and Stages are appended to: a caller that analyses nested scripts one inside the other may pass
+// the outer script's slices in and cut them back after the inner one (its statements follow the outer's).
+type Collector struct {
+	// Stmts are the statements in source order, each with the earlier stages of its pipeline.
+	Stmts []StmtInfo
+	// Stages holds every pipeline's stages; the Prod of a StmtInfo is a part of it.
+	Stages []*syntax.Stmt
+	// Funcs are the function declarations.
+	Funcs []*syntax.FuncDecl
+	// Assigns are the assignments (before a command, in a declaration, of an array element).
+	Assigns []*syntax.Assign
+	// Calls are the simple commands named by an assigning builtin (IsAssigningBuiltin).
+	Calls []*syntax.CallExpr
+	// Fors are the for loops over words (or over the positional parameters: an invalid InPos).
+	Fors []*syntax.WordIter
+	// Namerefs are the names declared with declare -n / local -n: their values are not known.
+	Namerefs []string
 	// prod is the earlier stages of the pipeline whose stage is being visited.
 	prod []*syntax.Stmt
-	// stages holds every pipeline's stages; prod is a part of it.
-	stages []*syntax.Stmt
 }
 
-func (c *collector) file(f *syntax.File) { c.stmtList(f.Stmts) }
+// StmtInfo is a statement with the earlier stages of the pipeline it reads from (none outside a pipeline
+// and for its first stage).
+type StmtInfo struct {
+	Stmt *syntax.Stmt
+	Prod []*syntax.Stmt
+}
 
-func (c *collector) stmtList(list []*syntax.Stmt) {
+// File collects a script.
+func (c *Collector) File(f *syntax.File) { c.stmtList(f.Stmts) }
+
+func (c *Collector) stmtList(list []*syntax.Stmt) {
 	for _, s := range list {
 		c.stmt(s)
 	}
 }
 
-func (c *collector) stmt(s *syntax.Stmt) {
-	c.stmts = append(c.stmts, stmtInfo{st: s, prod: c.prod})
+func (c *Collector) stmt(s *syntax.Stmt) {
+	c.Stmts = append(c.Stmts, StmtInfo{Stmt: s, Prod: c.prod})
 	if s.Cmd != nil {
 		c.command(s.Cmd)
 	}
@@ -43,19 +59,19 @@ func (c *collector) stmt(s *syntax.Stmt) {
 }
 
 // pipe visits a pipeline: its stages, flattened across nested pipes, each with the stages before it.
-func (c *collector) pipe(b *syntax.BinaryCmd) {
-	start := len(c.stages)
-	flattenPipe(b, &c.stages)
-	list := c.stages[start:len(c.stages):len(c.stages)]
+func (c *Collector) pipe(b *syntax.BinaryCmd) {
+	start := len(c.Stages)
+	flattenPipe(b, &c.Stages)
+	list := c.Stages[start:len(c.Stages):len(c.Stages)]
 	k := 0
 	c.pipeSide(b.X, list, &k)
 	c.pipeSide(b.Y, list, &k)
 }
 
-func (c *collector) pipeSide(st *syntax.Stmt, list []*syntax.Stmt, k *int) {
+func (c *Collector) pipeSide(st *syntax.Stmt, list []*syntax.Stmt, k *int) {
 	if inner, ok := innerPipe(st); ok {
 		// The statement that only groups a nested pipe: it reads from what the whole pipeline reads from.
-		c.stmts = append(c.stmts, stmtInfo{st: st, prod: c.prod})
+		c.Stmts = append(c.Stmts, StmtInfo{Stmt: st, Prod: c.prod})
 		c.pipeSide(inner.X, list, k)
 		c.pipeSide(inner.Y, list, k)
 		return
@@ -69,18 +85,18 @@ func (c *collector) pipeSide(st *syntax.Stmt, list []*syntax.Stmt, k *int) {
 	c.prod = saved
 }
 
-func (c *collector) command(cmd syntax.Command) {
+func (c *Collector) command(cmd syntax.Command) {
 	switch n := cmd.(type) {
 	case *syntax.CallExpr:
 		for _, a := range n.Assigns {
 			c.assign(a)
 		}
-		if len(n.Args) > 0 && isAssigningBuiltin(n.Args[0].Lit()) {
-			c.calls = append(c.calls, n)
+		if len(n.Args) > 0 && IsAssigningBuiltin(n.Args[0].Lit()) {
+			c.Calls = append(c.Calls, n)
 		}
 		c.words(n.Args)
 	case *syntax.BinaryCmd:
-		if isPipe(n) {
+		if IsPipe(n) {
 			c.pipe(n)
 			return
 		}
@@ -99,7 +115,7 @@ func (c *collector) command(cmd syntax.Command) {
 		switch l := n.Loop.(type) {
 		case *syntax.WordIter:
 			if l.Name != nil {
-				c.fors = append(c.fors, l)
+				c.Fors = append(c.Fors, l)
 			}
 			c.words(l.Items)
 		case *syntax.CStyleLoop:
@@ -109,7 +125,7 @@ func (c *collector) command(cmd syntax.Command) {
 		}
 		c.stmtList(n.Do)
 	case *syntax.FuncDecl:
-		c.funcs = append(c.funcs, n)
+		c.Funcs = append(c.Funcs, n)
 		c.stmt(n.Body)
 	case *syntax.ArithmCmd:
 		c.arithm(n.X)
@@ -125,7 +141,7 @@ func (c *collector) command(cmd syntax.Command) {
 		nameref := n.Variant != nil && n.Variant.Value == "nameref"
 		for _, a := range n.Args {
 			if nameref && a.Name != nil {
-				c.namerefs = append(c.namerefs, a.Name.Value)
+				c.Namerefs = append(c.Namerefs, a.Name.Value)
 			}
 			c.assign(a)
 		}
@@ -146,15 +162,15 @@ func (c *collector) command(cmd syntax.Command) {
 	}
 }
 
-func (c *collector) ifClause(n *syntax.IfClause) {
+func (c *Collector) ifClause(n *syntax.IfClause) {
 	for ; n != nil; n = n.Else {
 		c.stmtList(n.Cond)
 		c.stmtList(n.Then)
 	}
 }
 
-func (c *collector) assign(a *syntax.Assign) {
-	c.assigns = append(c.assigns, a)
+func (c *Collector) assign(a *syntax.Assign) {
+	c.Assigns = append(c.Assigns, a)
 	if a.Value != nil {
 		c.word(a.Value)
 	}
@@ -173,33 +189,33 @@ func (c *collector) assign(a *syntax.Assign) {
 	}
 }
 
-func (c *collector) redirect(r *syntax.Redirect) {
+func (c *Collector) redirect(r *syntax.Redirect) {
 	c.word(r.Word)
 	if r.Hdoc != nil {
 		c.word(r.Hdoc)
 	}
 }
 
-func (c *collector) words(list []*syntax.Word) {
+func (c *Collector) words(list []*syntax.Word) {
 	for _, w := range list {
 		c.word(w)
 	}
 }
 
-func (c *collector) word(w *syntax.Word) {
+func (c *Collector) word(w *syntax.Word) {
 	if w == nil {
 		return
 	}
 	c.parts(w.Parts)
 }
 
-func (c *collector) parts(parts []syntax.WordPart) {
+func (c *Collector) parts(parts []syntax.WordPart) {
 	for _, p := range parts {
 		c.part(p)
 	}
 }
 
-func (c *collector) part(p syntax.WordPart) {
+func (c *Collector) part(p syntax.WordPart) {
 	switch p := p.(type) {
 	case *syntax.DblQuoted:
 		c.parts(p.Parts)
@@ -216,7 +232,7 @@ func (c *collector) part(p syntax.WordPart) {
 	}
 }
 
-func (c *collector) paramExp(p *syntax.ParamExp) {
+func (c *Collector) paramExp(p *syntax.ParamExp) {
 	if p.NestedParam != nil {
 		c.part(p.NestedParam)
 	}
@@ -236,7 +252,7 @@ func (c *collector) paramExp(p *syntax.ParamExp) {
 	}
 }
 
-func (c *collector) arithm(x syntax.ArithmExpr) {
+func (c *Collector) arithm(x syntax.ArithmExpr) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		c.word(x)
@@ -252,7 +268,7 @@ func (c *collector) arithm(x syntax.ArithmExpr) {
 	}
 }
 
-func (c *collector) test(x syntax.TestExpr) {
+func (c *Collector) test(x syntax.TestExpr) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		c.word(x)
@@ -266,8 +282,10 @@ func (c *collector) test(x syntax.TestExpr) {
 	}
 }
 
-// isAssigningBuiltin reports the commands callAssigns looks at.
-func isAssigningBuiltin(name string) bool {
+// IsAssigningBuiltin reports the builtins that assign variables named in their arguments: export,
+// readonly, local, declare and typeset (NAME=VALUE), and read, mapfile, readarray, getopts and printf -v,
+// whose values are only known at run time.
+func IsAssigningBuiltin(name string) bool {
 	switch name {
 	case "export", "readonly", "local", "declare", "typeset", "read", "mapfile", "readarray", "getopts", "printf":
 		return true
@@ -275,13 +293,14 @@ func isAssigningBuiltin(name string) bool {
 	return false
 }
 
-func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == syntax.PipeAll }
+// IsPipe reports a pipeline operator, | or |&.
+func IsPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == syntax.PipeAll }
 
 // innerPipe reports a pipeline stage that is itself a plain pipe (no redirections, not negated): its
 // stages belong to the enclosing pipeline.
 func innerPipe(st *syntax.Stmt) (*syntax.BinaryCmd, bool) {
 	inner, ok := st.Cmd.(*syntax.BinaryCmd)
-	if ok && isPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
+	if ok && IsPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
 		return inner, true
 	}
 	return nil, false

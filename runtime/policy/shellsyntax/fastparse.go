@@ -1,4 +1,4 @@
-package policy
+package shellsyntax
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// fastParse builds, for the commonest shapes of command, the syntax tree mvdan.cc/sh's bash parser builds,
+// FastParse builds, for the commonest shapes of command, the syntax tree mvdan.cc/sh's bash parser builds,
 // without running that parser: simple commands of plain words (globs and tildes included), quoted strings,
 // parameters $NAME and ${NAME}, command substitutions $(...) (bare or in double quotes), NAME=value
 // assignments before the command name and the redirections > >> < >& <& &> &>> (with a file descriptor
@@ -17,11 +17,11 @@ import (
 // FuzzFastParse check that every tree it builds is the one mvdan.cc/sh builds (reflect.DeepEqual).
 //
 // It exists for speed: mvdan.cc/sh takes 40-120 µs for a 1 KB command here, most of it allocating and
-// collecting its nodes, and that was most of a shell-policy check; this scanner allocates nothing once its
-// arena has grown.
+// collecting its nodes; this scanner allocates nothing once its arena has grown.
 //
-// Its nodes come from the arena, which the caller resets once no tree it built is in use any more.
-func fastParse(src string, ar *astArena) (*syntax.File, bool) {
+// Its nodes come from the arena (several trees may share one, as nested scripts do), which the caller
+// resets once no tree it built is in use any more.
+func FastParse(src string, ar *Arena) (*syntax.File, bool) {
 	if len(src) > maxFastParse {
 		return nil, false
 	}
@@ -31,7 +31,7 @@ func fastParse(src string, ar *astArena) (*syntax.File, bool) {
 		ar.unwind()
 		return nil, false
 	}
-	f := ar.files.alloc()
+	f := ar.files.Alloc()
 	f.Stmts = stmts
 	return f, true
 }
@@ -129,29 +129,30 @@ var reserved = map[string]bool{
 type fastParser struct {
 	src   string
 	i     int
-	ar    *astArena
+	ar    *Arena
 	depth int // command substitutions open at i
 }
 
-// astArena holds the nodes of the trees fastParse builds during one check, so that a check allocates
-// nothing once the arena has grown to its commands' size. Nodes come from fixed-size chunks (a pointer to
+// Arena holds the nodes of the trees FastParse builds until its Reset, so that parsing allocates nothing
+// once the arena has grown to its commands' size. The zero value is ready to use; an Arena is not safe for
+// concurrent use. Nodes come from fixed-size chunks (a pointer to
 // a node stays valid as the arena grows); slices are cut from shared buffers with their capacity capped
 // (a buffer that grows is copied, and the slices already cut keep the old copy).
-type astArena struct {
-	files   chunked[syntax.File]
-	stmts   chunked[syntax.Stmt]
-	calls   chunked[syntax.CallExpr]
-	bins    chunked[syntax.BinaryCmd]
-	words   chunked[syntax.Word]
-	lits    chunked[syntax.Lit]
-	sqs     chunked[syntax.SglQuoted]
-	dqs     chunked[syntax.DblQuoted]
-	redirs  chunked[syntax.Redirect]
-	params  chunked[syntax.ParamExp]
-	assigns chunked[syntax.Assign]
-	substs  chunked[syntax.CmdSubst]
-	fors    chunked[syntax.ForClause]
-	iters   chunked[syntax.WordIter]
+type Arena struct {
+	files   Chunked[syntax.File]
+	stmts   Chunked[syntax.Stmt]
+	calls   Chunked[syntax.CallExpr]
+	bins    Chunked[syntax.BinaryCmd]
+	words   Chunked[syntax.Word]
+	lits    Chunked[syntax.Lit]
+	sqs     Chunked[syntax.SglQuoted]
+	dqs     Chunked[syntax.DblQuoted]
+	redirs  Chunked[syntax.Redirect]
+	params  Chunked[syntax.ParamExp]
+	assigns Chunked[syntax.Assign]
+	substs  Chunked[syntax.CmdSubst]
+	fors    Chunked[syntax.ForClause]
+	iters   Chunked[syntax.WordIter]
 	// The lists being read, as stacks (see pop).
 	stackStmts   []*syntax.Stmt
 	stackArgs    []*syntax.Word
@@ -167,7 +168,7 @@ type astArena struct {
 }
 
 // unwind empties the stacks after a parse that failed half-way.
-func (ar *astArena) unwind() {
+func (ar *Arena) unwind() {
 	clear(ar.stackStmts)
 	clear(ar.stackArgs)
 	clear(ar.stackAssigns)
@@ -177,23 +178,24 @@ func (ar *astArena) unwind() {
 	ar.stackRedirs, ar.stackParts = ar.stackRedirs[:0], ar.stackParts[:0]
 }
 
-// reset makes every node available again, clearing what was used so that no tree outlives its check.
-func (ar *astArena) reset() {
+// Reset makes every node available again, clearing what was used so that no tree outlives its use. The
+// caller resets once no tree FastParse built from the arena is in use any more.
+func (ar *Arena) Reset() {
 	ar.unwind()
-	ar.files.reset()
-	ar.stmts.reset()
-	ar.calls.reset()
-	ar.bins.reset()
-	ar.words.reset()
-	ar.lits.reset()
-	ar.sqs.reset()
-	ar.dqs.reset()
-	ar.redirs.reset()
-	ar.params.reset()
-	ar.assigns.reset()
-	ar.substs.reset()
-	ar.fors.reset()
-	ar.iters.reset()
+	ar.files.Reset()
+	ar.stmts.Reset()
+	ar.calls.Reset()
+	ar.bins.Reset()
+	ar.words.Reset()
+	ar.lits.Reset()
+	ar.sqs.Reset()
+	ar.dqs.Reset()
+	ar.redirs.Reset()
+	ar.params.Reset()
+	ar.assigns.Reset()
+	ar.substs.Reset()
+	ar.fors.Reset()
+	ar.iters.Reset()
 	clear(ar.assignPtrs)
 	ar.assignPtrs = ar.assignPtrs[:0]
 	clear(ar.redirPtrs)
@@ -206,13 +208,16 @@ func (ar *astArena) reset() {
 
 const chunkSize = 64
 
-// chunked hands out zeroed values of T from chunks of chunkSize.
-type chunked[T any] struct {
+// Chunked hands out zeroed values of T from fixed-size chunks, so that a pointer it handed out stays valid
+// as it grows and a Reset makes every value available again without freeing anything. The zero value is
+// ready to use.
+type Chunked[T any] struct {
 	chunks [][]T
 	n      int // values handed out
 }
 
-func (c *chunked[T]) alloc() *T {
+// Alloc returns a zeroed value.
+func (c *Chunked[T]) Alloc() *T {
 	k, i := c.n/chunkSize, c.n%chunkSize
 	if k == len(c.chunks) {
 		c.chunks = append(c.chunks, make([]T, chunkSize))
@@ -221,7 +226,8 @@ func (c *chunked[T]) alloc() *T {
 	return &c.chunks[k][i]
 }
 
-func (c *chunked[T]) reset() {
+// Reset zeroes every value handed out and makes them available again.
+func (c *Chunked[T]) Reset() {
 	for k := 0; k*chunkSize < c.n; k++ {
 		clear(c.chunks[k])
 	}
@@ -274,9 +280,9 @@ func (fp *fastParser) andOr() (*syntax.Stmt, bool) {
 
 // binary joins two statements (y is nil after a syntax error: the result is then dropped).
 func (fp *fastParser) binary(op syntax.BinCmdOperator, opPos int, x, y *syntax.Stmt) *syntax.Stmt {
-	b := fp.ar.bins.alloc()
+	b := fp.ar.bins.Alloc()
 	b.OpPos, b.Op, b.X, b.Y = linePos(opPos), op, x, y
-	st := fp.ar.stmts.alloc()
+	st := fp.ar.stmts.Alloc()
 	st.Cmd, st.Position = b, x.Position
 	return st
 }
@@ -356,12 +362,12 @@ func (fp *fastParser) forClause() (*syntax.Stmt, bool) {
 	if !ok || !fp.keyword("done") {
 		return nil, false
 	}
-	wi := ar.iters.alloc()
+	wi := ar.iters.Alloc()
 	wi.Name, wi.InPos, wi.Items = name, linePos(inPos), pop(&ar.stackArgs, items, &ar.args)
-	fc := ar.fors.alloc()
+	fc := ar.fors.Alloc()
 	fc.ForPos, fc.DoPos, fc.DonePos, fc.Loop, fc.Do = linePos(forPos), linePos(doPos), linePos(fp.i), wi, do
 	fp.i += len("done")
-	st := ar.stmts.alloc()
+	st := ar.stmts.Alloc()
 	st.Cmd, st.Position = fc, linePos(forPos)
 	return st, true
 }
@@ -433,7 +439,7 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 				if !fp.wordStart() {
 					return nil, false // an empty value is left to mvdan.cc/sh
 				}
-				as := ar.assigns.alloc()
+				as := ar.assigns.Alloc()
 				as.Name = fp.lit(name, k)
 				if as.Value, ok = fp.word(); !ok {
 					return nil, false
@@ -463,14 +469,14 @@ func (fp *fastParser) command() (*syntax.Stmt, bool) {
 			return nil, false
 		}
 	}
-	call := ar.calls.alloc()
+	call := ar.calls.Alloc()
 	if len(ar.stackArgs) > args {
 		call.Args = pop(&ar.stackArgs, args, &ar.args)
 	}
 	if len(ar.stackAssigns) > assigns {
 		call.Assigns = pop(&ar.stackAssigns, assigns, &ar.assignPtrs)
 	}
-	st := ar.stmts.alloc()
+	st := ar.stmts.Alloc()
 	st.Cmd, st.Position = call, linePos(start)
 	if len(ar.stackRedirs) > redirs {
 		st.Redirs = pop(&ar.stackRedirs, redirs, &ar.redirPtrs)
@@ -538,7 +544,7 @@ func (fp *fastParser) redirect(n int) (*syntax.Redirect, bool) {
 	if !ok {
 		return nil, false
 	}
-	r := fp.ar.redirs.alloc()
+	r := fp.ar.redirs.Alloc()
 	r.OpPos, r.Op, r.Word = linePos(i), op, w
 	if n >= 0 {
 		r.N = fp.lit(n, i)
@@ -577,7 +583,7 @@ func (fp *fastParser) word() (*syntax.Word, bool) {
 			if j == len(fp.src) {
 				return nil, false // unterminated: mvdan.cc/sh reports the error
 			}
-			sq := ar.sqs.alloc()
+			sq := ar.sqs.Alloc()
 			sq.Left, sq.Right, sq.Value = linePos(fp.i), linePos(j), fp.src[fp.i+1:j]
 			ar.stackParts = append(ar.stackParts, sq)
 			fp.i = j + 1
@@ -597,7 +603,7 @@ func (fp *fastParser) word() (*syntax.Word, bool) {
 // dblQuoted reads a double-quoted string of text, parameters and command substitutions.
 func (fp *fastParser) dblQuoted() (*syntax.DblQuoted, bool) {
 	ar, src := fp.ar, fp.src
-	dq := ar.dqs.alloc()
+	dq := ar.dqs.Alloc()
 	dq.Left = linePos(fp.i)
 	parts := len(ar.stackParts)
 	k := fp.i + 1
@@ -660,7 +666,7 @@ func (fp *fastParser) cmdSubst() (*syntax.CmdSubst, bool) {
 	if !ok || fp.i == len(fp.src) || fp.src[fp.i] != ')' {
 		return nil, false
 	}
-	cs := fp.ar.substs.alloc()
+	cs := fp.ar.substs.Alloc()
 	cs.Left, cs.Right, cs.Stmts = linePos(left), linePos(fp.i), stmts
 	fp.i++
 	return cs, true
@@ -679,7 +685,7 @@ func (fp *fastParser) param() (*syntax.ParamExp, bool) {
 	if k == start {
 		return nil, false
 	}
-	pe := fp.ar.params.alloc()
+	pe := fp.ar.params.Alloc()
 	pe.Dollar, pe.Param = linePos(i), fp.lit(start, k)
 	if braced {
 		if k == len(src) || src[k] != '}' {
@@ -695,13 +701,13 @@ func (fp *fastParser) param() (*syntax.ParamExp, bool) {
 }
 
 func (fp *fastParser) lit(i, j int) *syntax.Lit {
-	l := fp.ar.lits.alloc()
+	l := fp.ar.lits.Alloc()
 	l.ValuePos, l.ValueEnd, l.Value = linePos(i), linePos(j), fp.src[i:j]
 	return l
 }
 
 func (fp *fastParser) cutWord(parts int) *syntax.Word {
-	w := fp.ar.words.alloc()
+	w := fp.ar.words.Alloc()
 	w.Parts = pop(&fp.ar.stackParts, parts, &fp.ar.parts)
 	return w
 }

@@ -1,52 +1,52 @@
-package gen
+package spec
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/agentbash/agentbash/spec"
 )
 
-// mfield is a result field merged over every object it appears in (the cases of an envelope, the cases of
-// one union member, the elements of an array).
-type mfield struct {
-	name   string // JSON name
-	goName string
-	// typ is the spec type, or "json" when the occurrences disagree.
-	typ string
-	// conflict lists the types the occurrences disagree on.
-	conflict []string
-	// always reports a field present in every object merged.
-	always bool
-	// in names the objects (cases) holding the field, when it is not always present.
-	in  []string
-	doc string
-	// children are an object's fields, or the fields of an array's object elements.
-	children []*mfield
-	// elem is an array's element type: object, a scalar spec type, or json (mixed).
-	elem string
-	// constVal is the value of a field that is const everywhere with one value (for discriminators).
-	constVal any
-	isConst  bool
+// GoField is a result field merged over every object it appears in (the cases of an envelope, the cases of
+// one union member, the elements of an array): one field of a generated struct.
+type GoField struct {
+	// Name is the JSON name; GoName the Go field's.
+	Name, GoName string
+	// Type is the spec type, or json when the occurrences disagree (Conflict lists their types).
+	Type     Type
+	Conflict []Type
+	// Always reports a field present in every object merged (a value; otherwise a pointer, omitempty).
+	Always bool
+	// In names the cases holding the field, when it is not always present.
+	In []Outcome
+	// Doc is the field's doc: text, if some occurrence has one.
+	Doc string
+	// Struct is the Go type of an object field, or of an array's object elements.
+	Struct string
+	// Children are an object's fields, or the fields of an array's object elements.
+	Children []*GoField
+	// Elem is an array's element type: object, a scalar type, or json (mixed).
+	Elem Type
+	// Const is the value of a field that is const everywhere with one value (IsConst).
+	Const   any
+	IsConst bool
 }
 
-// labelled is one object's field list with a label (a case name) for documentation.
+// labelled is one object's field list with a label (a case name).
 type labelled struct {
-	label  string
-	fields []spec.Field
+	label  Outcome
+	fields []Field
 }
 
 // mergeFields merges field lists into one ordered list consistent with every list's order, so that a
 // struct with omitempty pointers marshals each of them back byte for byte. It fails when two lists order
 // the same fields differently.
-func mergeFields(lists []labelled) ([]*mfield, error) {
+func mergeFields(lists []labelled) ([]*GoField, error) {
 	order, err := mergeOrder(lists)
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string][]*spec.Field{}
-	labels := map[string][]string{}
+	byName := map[string][]*Field{}
+	labels := map[string][]Outcome{}
 	for _, l := range lists {
 		for i := range l.fields {
 			f := &l.fields[i]
@@ -55,55 +55,55 @@ func mergeFields(lists []labelled) ([]*mfield, error) {
 		}
 	}
 	seen := map[string]string{}
-	var out []*mfield
+	var out []*GoField
 	for _, name := range order {
 		occ := byName[name]
-		m := &mfield{name: name, goName: goName(name), always: len(occ) == len(lists)}
-		if prev, ok := seen[m.goName]; ok {
-			return nil, fmt.Errorf("fields %q and %q both become Go field %s", prev, name, m.goName)
+		m := &GoField{Name: name, GoName: GoName(name), Always: len(occ) == len(lists)}
+		if prev, ok := seen[m.GoName]; ok {
+			return nil, fmt.Errorf("fields %q and %q both become Go field %s", prev, name, m.GoName)
 		}
-		seen[m.goName] = name
-		if !m.always {
-			m.in = dedupe(labels[name])
+		seen[m.GoName] = name
+		if !m.Always {
+			m.In = dedupe(labels[name])
 		}
-		types := map[string]bool{}
+		types := map[Type]bool{}
 		for _, f := range occ {
 			types[f.Type] = true
-			if m.doc == "" {
-				m.doc = f.Doc
+			if m.Doc == "" {
+				m.Doc = f.Doc
 			}
 		}
 		if len(types) > 1 {
-			m.typ = "json"
+			m.Type = TypeJSON
 			for t := range types {
-				m.conflict = append(m.conflict, t)
+				m.Conflict = append(m.Conflict, t)
 			}
-			sort.Strings(m.conflict)
+			sort.Slice(m.Conflict, func(i, j int) bool { return m.Conflict[i] < m.Conflict[j] })
 		} else {
-			m.typ = occ[0].Type
+			m.Type = occ[0].Type
 		}
-		switch m.typ {
-		case "object":
+		switch m.Type {
+		case TypeObject:
 			var sub []labelled
 			for i, f := range occ {
 				sub = append(sub, labelled{label: labels[name][i], fields: f.Fields})
 			}
-			if m.children, err = mergeFields(sub); err != nil {
+			if m.Children, err = mergeFields(sub); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-		case "array":
+		case TypeArray:
 			if err := m.mergeElements(occ); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 		default:
-			m.isConst = true
+			m.IsConst = true
 			for _, f := range occ {
 				if f.Const == nil || fmt.Sprint(f.Const) != fmt.Sprint(occ[0].Const) {
-					m.isConst = false
+					m.IsConst = false
 				}
 			}
-			if m.isConst {
-				m.constVal = occ[0].Const
+			if m.IsConst {
+				m.Const = occ[0].Const
 			}
 		}
 		out = append(out, m)
@@ -112,9 +112,9 @@ func mergeFields(lists []labelled) ([]*mfield, error) {
 }
 
 // mergeElements types an array from the elements of every occurrence.
-func (m *mfield) mergeElements(occ []*spec.Field) error {
+func (m *GoField) mergeElements(occ []*Field) error {
 	var elems []labelled
-	kinds := map[string]bool{}
+	kinds := map[Type]bool{}
 	for _, f := range occ {
 		for _, e := range f.Fields {
 			kinds[e.Type] = true
@@ -122,17 +122,17 @@ func (m *mfield) mergeElements(occ []*spec.Field) error {
 		}
 	}
 	switch {
-	case len(kinds) == 1 && kinds["object"]:
-		m.elem = "object"
+	case len(kinds) == 1 && kinds[TypeObject]:
+		m.Elem = TypeObject
 		var err error
-		m.children, err = mergeFields(elems)
+		m.Children, err = mergeFields(elems)
 		return err
-	case len(kinds) == 1 && !kinds["array"]:
+	case len(kinds) == 1 && !kinds[TypeArray]:
 		for k := range kinds {
-			m.elem = k
+			m.Elem = k
 		}
 	default:
-		m.elem = "json"
+		m.Elem = TypeJSON
 	}
 	return nil
 }
@@ -189,9 +189,9 @@ func mergeOrder(lists []labelled) ([]string, error) {
 	return order, nil
 }
 
-func dedupe(s []string) []string {
-	var out []string
-	seen := map[string]bool{}
+func dedupe(s []Outcome) []Outcome {
+	var out []Outcome
+	seen := map[Outcome]bool{}
 	for _, x := range s {
 		if x != "" && !seen[x] {
 			seen[x] = true

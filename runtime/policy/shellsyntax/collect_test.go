@@ -1,14 +1,15 @@
-package policy
+package shellsyntax
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The collector must see what syntax.Walk sees: every statement in the same order with the same pipeline
+// The Collector must see what syntax.Walk sees: every statement in the same order with the same pipeline
 // producers, and every assignment, assigning builtin, for loop, function and nameref. referenceCollect
 // is the straightforward version over syntax.Walk, kept as the oracle.
 
@@ -19,11 +20,11 @@ type collected struct {
 
 func pos(n syntax.Node) string { return fmt.Sprintf("%d-%d", n.Pos().Offset(), n.End().Offset()) }
 
-func stmtKeys(list []stmtInfo) []string {
+func stmtKeys(list []StmtInfo) []string {
 	var out []string
 	for _, si := range list {
-		k := pos(si.st) + " <"
-		for _, p := range si.prod {
+		k := pos(si.Stmt) + " <"
+		for _, p := range si.Prod {
 			k += " " + pos(p)
 		}
 		out = append(out, k)
@@ -40,13 +41,13 @@ func nodeKeys[T syntax.Node](list []T) []string {
 }
 
 func collectorResult(f *syntax.File) collected {
-	var c collector
-	c.file(f)
-	return collected{stmtKeys(c.stmts), nodeKeys(c.assigns), nodeKeys(c.calls), nodeKeys(c.fors), nodeKeys(c.funcs), c.namerefs}
+	var c Collector
+	c.File(f)
+	return collected{stmtKeys(c.Stmts), nodeKeys(c.Assigns), nodeKeys(c.Calls), nodeKeys(c.Fors), nodeKeys(c.Funcs), c.Namerefs}
 }
 
 func referenceCollect(f *syntax.File) collected {
-	var stmts []stmtInfo
+	var stmts []StmtInfo
 	var assigns []*syntax.Assign
 	var calls []*syntax.CallExpr
 	var fors []*syntax.WordIter
@@ -58,7 +59,7 @@ func referenceCollect(f *syntax.File) collected {
 	flatten = func(b *syntax.BinaryCmd, out *[]*syntax.Stmt) {
 		flattened[b] = true
 		for _, st := range []*syntax.Stmt{b.X, b.Y} {
-			if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok && isPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
+			if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok && IsPipe(inner) && len(st.Redirs) == 0 && !st.Negated {
 				flatten(inner, out)
 			} else {
 				*out = append(*out, st)
@@ -87,9 +88,9 @@ func referenceCollect(f *syntax.File) collected {
 			if len(prodStack) > 0 {
 				prod = prodStack[len(prodStack)-1]
 			}
-			stmts = append(stmts, stmtInfo{st: n, prod: prod})
+			stmts = append(stmts, StmtInfo{Stmt: n, Prod: prod})
 		case *syntax.BinaryCmd:
-			if isPipe(n) && !flattened[n] {
+			if IsPipe(n) && !flattened[n] {
 				var list []*syntax.Stmt
 				flatten(n, &list)
 				for k := 1; k < len(list); k++ {
@@ -107,7 +108,7 @@ func referenceCollect(f *syntax.File) collected {
 				}
 			}
 		case *syntax.CallExpr:
-			if len(n.Args) > 0 && isAssigningBuiltin(n.Args[0].Lit()) {
+			if len(n.Args) > 0 && IsAssigningBuiltin(n.Args[0].Lit()) {
 				calls = append(calls, n)
 			}
 		case *syntax.ForClause:
@@ -125,7 +126,7 @@ func referenceCollect(f *syntax.File) collected {
 	return collected{stmtKeys(stmts), nodeKeys(assigns), nodeKeys(calls), nodeKeys(fors), nodeKeys(funcs), namerefs}
 }
 
-// structuralCommands exercise every kind of node the collector descends into.
+// structuralCommands exercise every kind of node the Collector descends into.
 var structuralCommands = []string{
 	"a | b | c",
 	"a | (b | c) | d",
@@ -162,12 +163,12 @@ var structuralCommands = []string{
 
 func TestCollectorMatchesSyntaxWalk(t *testing.T) {
 	cmds := append([]string(nil), structuralCommands...)
-	for _, b := range shellBypasses {
-		cmds = append(cmds, b.cmd)
+	for _, b := range shellcorpus.Bypasses {
+		cmds = append(cmds, b.Cmd)
 	}
-	cmds = append(cmds, shellBenign...)
-	cmds = append(cmds, fuzzSeeds...)
-	cmds = append(cmds, shellCommand, nestedCommand)
+	cmds = append(cmds, shellcorpus.Benign...)
+	cmds = append(cmds, shellcorpus.FuzzSeeds...)
+	cmds = append(cmds, shellcorpus.Lists, shellcorpus.Nested)
 	p := syntax.NewParser()
 	for _, cmd := range cmds {
 		f, err := p.Parse(strings.NewReader(cmd), "")
@@ -190,7 +191,7 @@ func FuzzCollector(f *testing.F) {
 	for _, c := range structuralCommands {
 		f.Add(c)
 	}
-	for _, c := range fuzzSeeds {
+	for _, c := range shellcorpus.FuzzSeeds {
 		f.Add(c)
 	}
 	p := syntax.NewParser()

@@ -1,4 +1,4 @@
-package policy
+package shellsyntax
 
 import (
 	"bytes"
@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// fastParse must build exactly the tree mvdan.cc/sh builds, or decline.
+// FastParse must build exactly the tree mvdan.cc/sh builds, or decline.
 
 var fastParseAccepts = []string{
 	"ls",
@@ -76,23 +77,23 @@ var fastParseDeclines = []string{
 
 func TestFastParse(t *testing.T) {
 	for _, src := range fastParseAccepts {
-		if _, ok := fastParse(src, &astArena{}); !ok {
+		if _, ok := FastParse(src, &Arena{}); !ok {
 			t.Errorf("%q: declined", src)
 		}
 		compareFastParse(t, src)
 	}
 	for _, src := range fastParseDeclines {
-		if _, ok := fastParse(src, &astArena{}); ok {
+		if _, ok := FastParse(src, &Arena{}); ok {
 			t.Errorf("%q: accepted", src)
 		}
 	}
-	for _, s := range shellShapes {
-		compareFastParse(t, s.cmd)
+	for _, s := range shellcorpus.Shapes {
+		compareFastParse(t, s.Cmd)
 	}
-	for _, b := range shellBypasses {
-		compareFastParse(t, b.cmd)
+	for _, b := range shellcorpus.Bypasses {
+		compareFastParse(t, b.Cmd)
 	}
-	for _, c := range shellBenign {
+	for _, c := range shellcorpus.Benign {
 		compareFastParse(t, c)
 	}
 }
@@ -101,17 +102,17 @@ func TestFastParse(t *testing.T) {
 // it after a reset, as the next check does: every tree must still be mvdan.cc/sh's when the batch is done.
 func TestFastParseSharedArena(t *testing.T) {
 	var srcs []string
-	for _, s := range shellShapes {
-		srcs = append(srcs, s.cmd)
+	for _, s := range shellcorpus.Shapes {
+		srcs = append(srcs, s.Cmd)
 	}
 	srcs = append(srcs, fastParseAccepts...)
-	srcs = append(srcs, shellBenign...)
-	var ar astArena
+	srcs = append(srcs, shellcorpus.Benign...)
+	var ar Arena
 	for round := 0; round < 3; round++ {
 		var batch []string
 		var trees []*syntax.File
 		for i, src := range srcs {
-			if f, ok := fastParse(src, &ar); ok {
+			if f, ok := FastParse(src, &ar); ok {
 				batch, trees = append(batch, src), append(trees, f)
 			}
 			if len(batch) == 8 || i == len(srcs)-1 {
@@ -122,22 +123,22 @@ func TestFastParseSharedArena(t *testing.T) {
 					}
 				}
 				batch, trees = nil, nil
-				ar.reset()
+				ar.Reset()
 			}
 		}
 	}
 }
 
-// compareFastParse fails when fastParse accepts src and its tree is not mvdan.cc/sh's.
+// compareFastParse fails when FastParse accepts src and its tree is not mvdan.cc/sh's.
 func compareFastParse(t *testing.T, src string) {
 	t.Helper()
-	got, ok := fastParse(src, &astArena{})
+	got, ok := FastParse(src, &Arena{})
 	if !ok {
 		return
 	}
 	want, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		t.Errorf("%q: fastParse accepts what mvdan.cc/sh rejects: %v", src, err)
+		t.Errorf("%q: FastParse accepts what mvdan.cc/sh rejects: %v", src, err)
 		return
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -150,7 +151,7 @@ func compareFastParse(t *testing.T, src string) {
 			k++
 		}
 		from := max(k-6, 0)
-		t.Errorf("%q: trees differ at line %d\nfastParse:\n%s\nmvdan.cc/sh:\n%s", src, k+1,
+		t.Errorf("%q: trees differ at line %d\nFastParse:\n%s\nmvdan.cc/sh:\n%s", src, k+1,
 			strings.Join(gl[from:min(k+3, len(gl))], "\n"), strings.Join(wl[from:min(k+3, len(wl))], "\n"))
 	}
 }
@@ -163,11 +164,11 @@ func FuzzFastParse(f *testing.F) {
 }
 
 func BenchmarkFastParse1KB(b *testing.B) {
-	var ar astArena
+	var ar Arena
 	b.ReportAllocs()
 	for b.Loop() {
-		ar.reset()
-		if _, ok := fastParse(shellCommand, &ar); !ok {
+		ar.Reset()
+		if _, ok := FastParse(shellcorpus.Lists, &ar); !ok {
 			b.Fatal("declined")
 		}
 	}

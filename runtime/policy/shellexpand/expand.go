@@ -1,4 +1,4 @@
-package policy
+package shellexpand
 
 import (
 	"regexp"
@@ -6,168 +6,106 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentbash/agentbash/runtime/policy/shellsyntax"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Static expansion of shell words: what a word can expand to, computed without running anything. Quotes
-// and escapes are removed ('r''m', r\m and $'\x72m' are all "rm"), brace expansion is done, parameters
-// assigned in the same script are substituted (including ${IFS} and its field splitting, slices,
-// replacements, defaults and case changes), and a command substitution that only echoes or printfs
-// constant text is replaced by that text. What cannot be known (an unassigned variable, another command's
-// output, $1) is marked dynamic, and the known text around it is kept.
-
 const (
-	maxAlts      = 8  // alternatives kept per word or variable
+	// MaxAlts is how many alternatives are kept per word or variable: past it, the value is dynamic.
+	MaxAlts      = 8
 	maxArgvAlts  = 32 // alternatives kept per command line
 	maxBraceWord = 64 // words one brace expansion may produce
 	maxValueLen  = 4096
 )
 
-// field is one argument after expansion. It is kept small (most fields are plain words); what only
-// dynamic, globbed or substituted fields need is in x.
-type field struct {
-	val  string // the known text; dynamic parts contribute nothing
-	src  string // the word as written
-	dyn  bool   // some part is only known at run time
-	glob bool   // unquoted pattern characters: pathname expansion applies
-	x    *fieldX
-}
-
-// fieldX is the rarely needed part of a field.
-type fieldX struct {
-	pre string // dynamic fields: the known text before the first dynamic part
-	suf string // dynamic fields: the known text after the last dynamic part
-	// pat is the pattern form of a glob field: quoted text escaped, unquoted pattern characters kept.
-	pat   string
-	subst []syntax.Node     // command and process substitutions that produced parts
-	proc  *syntax.ProcSubst // the field is exactly one process substitution
-}
-
-func (f *field) ext() *fieldX {
-	if f.x == nil {
-		f.x = &fieldX{}
-	}
-	return f.x
-}
-
-// substs are the command and process substitutions that produced parts of the field.
-func (f *field) substs() []syntax.Node {
-	if f.x == nil {
-		return nil
-	}
-	return f.x.subst
-}
-
-// procSubst is the process substitution the field is made of, or nil.
-func (f *field) procSubst() *syntax.ProcSubst {
-	if f.x == nil {
-		return nil
-	}
-	return f.x.proc
-}
-
-// prefix is the known text before the first dynamic part (all of it for a known field).
-func (f *field) prefix() string {
-	if f.dyn {
-		if f.x == nil {
-			return ""
-		}
-		return f.x.pre
-	}
-	return f.val
-}
-
-// suffix is the known text after the last dynamic part (all of it for a known field).
-func (f *field) suffix() string {
-	if f.dyn {
-		if f.x == nil {
-			return ""
-		}
-		return f.x.suf
-	}
-	return f.val
-}
-
-// pattern is the field as a shell pattern.
-func (f *field) pattern() string {
-	if f.glob {
-		return f.x.pat
-	}
-	return pattern.QuoteMeta(f.val, 0)
-}
-
-func litField(s string) field {
-	return field{val: s, src: s}
-}
-
-// evalArena holds what expanding words needs during one check, so that the common word (one state, one
-// alternative) allocates nothing for its bookkeeping; it is reset with the check.
-type evalArena struct {
-	states chunked[wstate]
-	ones   chunked[[1]*wstate]
-	outs   chunked[[1][]field]
-	fields chunked[[2]field]
+// Arena holds the bookkeeping of word expansions until its Reset, so that the common word (one state, one
+// alternative) allocates nothing. The zero value is ready to use; an Arena is not safe for concurrent use,
+// and the fields a Scope returned must not be used after their arena's Reset.
+type Arena struct {
+	states shellsyntax.Chunked[wstate]
+	ones   shellsyntax.Chunked[[1]*wstate]
+	outs   shellsyntax.Chunked[[1][]Field]
+	fields shellsyntax.Chunked[[2]Field]
+	xs     shellsyntax.Chunked[FieldX]
+	nodes  shellsyntax.Chunked[[2]syntax.Node]
+	lines  shellsyntax.Chunked[[8]Field] // command lines of echo and printf substitutions
+	cfg    *expand.Config
 }
 
 // oneState is the starting states of a word: one empty state, with room for two fields.
-func (ea *evalArena) oneState() []*wstate {
-	one := ea.ones.alloc()
-	st := ea.states.alloc()
-	fb := ea.fields.alloc()
+func (ea *Arena) oneState() []*wstate {
+	one := ea.ones.Alloc()
+	st := ea.states.Alloc()
+	fb := ea.fields.Alloc()
 	st.fields = fb[:0:len(fb)]
+	st.ar = ea
 	one[0] = st
 	return one[:]
 }
 
-func (ea *evalArena) reset() {
-	ea.states.reset()
-	ea.ones.reset()
-	ea.outs.reset()
-	ea.fields.reset()
+// Reset makes the arena's memory available again.
+func (ea *Arena) Reset() {
+	ea.states.Reset()
+	ea.ones.Reset()
+	ea.outs.Reset()
+	ea.fields.Reset()
+	ea.xs.Reset()
+	ea.nodes.Reset()
+	ea.lines.Reset()
 }
 
 // wstate is one alternative of a word being expanded.
 type wstate struct {
-	fields []field
-	cur    field
+	fields []Field
+	cur    Field
 	open   bool // cur has started (a quoted empty string starts a field)
+	ar     *Arena
 }
 
 func (s *wstate) clone() *wstate {
-	c := &wstate{fields: append([]field(nil), s.fields...), cur: s.cur, open: s.open}
-	if s.cur.x != nil {
-		x := *s.cur.x
-		x.subst = append([]syntax.Node(nil), x.subst...)
-		c.cur.x = &x
+	c := &wstate{fields: append([]Field(nil), s.fields...), cur: s.cur, open: s.open, ar: s.ar}
+	if s.cur.X != nil {
+		x := s.ar.xs.Alloc()
+		*x = *s.cur.X
+		x.Subst = append([]syntax.Node(nil), x.Subst...)
+		c.cur.X = x
 	}
 	return c
 }
 
+// ext is the current field's X, made (from the arena) when it is nil.
+func (s *wstate) ext() *FieldX {
+	if s.cur.X == nil {
+		s.cur.X = s.ar.xs.Alloc()
+	}
+	return s.cur.X
+}
+
 func (s *wstate) lit(text string, quoted bool) {
 	c := &s.cur
-	if len(c.val) > maxValueLen {
+	if len(c.Val) > maxValueLen {
 		return
 	}
-	if !quoted && !c.glob && strings.ContainsAny(text, "*?[") {
-		c.glob = true
-		x := c.ext()
-		x.pat = pattern.QuoteMeta(c.val, 0)
-		if c.dyn {
-			x.pat = "*" // the dynamic parts so far
+	if !quoted && !c.Glob && strings.ContainsAny(text, "*?[") {
+		c.Glob = true
+		x := s.ext()
+		x.Pat = pattern.QuoteMeta(c.Val, 0)
+		if c.Dyn {
+			x.Pat = "*" // the dynamic parts so far
 		}
 	}
-	if c.glob {
+	if c.Glob {
 		if quoted {
-			c.x.pat += pattern.QuoteMeta(text, 0)
+			c.X.Pat += pattern.QuoteMeta(text, 0)
 		} else {
-			c.x.pat += text
+			c.X.Pat += text
 		}
 	}
-	c.val += text
-	if c.dyn {
-		c.x.suf += text
+	c.Val += text
+	if c.Dyn {
+		c.X.Suf += text
 	}
 	if quoted || text != "" {
 		s.open = true
@@ -176,24 +114,31 @@ func (s *wstate) lit(text string, quoted bool) {
 
 // addSubst records a substitution that produced part of the current field.
 func (s *wstate) addSubst(node syntax.Node) {
-	x := s.cur.ext()
-	x.subst = append(x.subst, node)
+	s.addNode(s.ext(), node)
+}
+
+// addNode appends to x.Subst, whose first two nodes are held in the arena.
+func (s *wstate) addNode(x *FieldX, node syntax.Node) {
+	if x.Subst == nil {
+		x.Subst = s.ar.nodes.Alloc()[:0]
+	}
+	x.Subst = append(x.Subst, node)
 }
 
 func (s *wstate) dynPart(node syntax.Node) {
 	c := &s.cur
-	x := c.ext()
-	if !c.dyn {
-		x.pre = c.val
+	x := s.ext()
+	if !c.Dyn {
+		x.Pre = c.Val
 	}
-	c.dyn = true
-	x.suf = ""
-	if c.glob {
-		x.pat += "*"
+	c.Dyn = true
+	x.Suf = ""
+	if c.Glob {
+		x.Pat += "*"
 	}
 	s.open = true
 	if node != nil {
-		x.subst = append(x.subst, node)
+		s.addNode(x, node)
 	}
 }
 
@@ -201,7 +146,7 @@ func (s *wstate) endField() {
 	if s.open {
 		s.fields = append(s.fields, s.cur)
 	}
-	s.cur = field{}
+	s.cur = Field{}
 	s.open = false
 }
 
@@ -225,6 +170,10 @@ func (s *wstate) splitLit(text, ifs string) {
 	s.lit(text[start:], false)
 }
 
+// dynAlt is the one alternative of an expansion only known at run time. It is shared: nothing writes to
+// its element, and appending to it copies it (its capacity is its length).
+var dynAlt = []alt{{dyn: true}}
+
 // alt is one possible value of an expansion.
 type alt struct {
 	val string
@@ -241,23 +190,50 @@ type wordCtx struct {
 
 // evaluator expands words against a scope's variables.
 type evaluator struct {
-	sc *scope
+	sc *Scope
 }
 
+// Words expands a command's words: each alternative of its argument list (several when a variable can have
+// several values).
+func (sc *Scope) Words(words []*syntax.Word) [][]Field { return sc.ev().words(words) }
+
+// WordsInto is Words appending to buf: it returns the one command line, or nil and all the alternatives
+// when there are several. A caller that checks one statement at a time can reuse buf.
+func (sc *Scope) WordsInto(buf []Field, words []*syntax.Word) ([]Field, [][]Field) {
+	return sc.ev().wordsInto(buf, words)
+}
+
+// Word expands one word into its alternatives (at most limit), each a list of fields.
+func (sc *Scope) Word(w *syntax.Word, limit int) [][]Field { return sc.ev().word(w, limit) }
+
+// Doc expands a word as one string, without field splitting or pathname expansion (a here-string, an
+// assignment's value); each alternative is one field.
+func (sc *Scope) Doc(w *syntax.Word, limit int) []Field { return sc.ev().doc(w, wordCtx{}, limit) }
+
+// HereDoc expands the body of an unquoted here-document (as inside double quotes): each alternative is one
+// field.
+func (sc *Scope) HereDoc(w *syntax.Word, limit int) []Field {
+	return sc.ev().doc(w, wordCtx{quoted: true}, limit)
+}
+
+// StaticOutput is the output of a statement that is a single echo or printf of constant words, one string
+// per alternative; ok is false for any other statement.
+func (sc *Scope) StaticOutput(st *syntax.Stmt) ([]string, bool) { return sc.ev().staticOutput(st) }
+
 // words expands a command's words: the alternatives of its argument list.
-func (ev evaluator) words(words []*syntax.Word) [][]field {
-	argv, alts := ev.wordsInto(make([]field, 0, len(words)), words)
+func (ev evaluator) words(words []*syntax.Word) [][]Field {
+	argv, alts := ev.wordsInto(make([]Field, 0, len(words)), words)
 	if alts == nil {
-		return [][]field{argv}
+		return [][]Field{argv}
 	}
 	return alts
 }
 
 // wordsInto is words appending to buf: it returns the one command line, or nil and all the alternatives
 // when there are several.
-func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) ([]field, [][]field) {
+func (ev evaluator) wordsInto(buf []Field, words []*syntax.Word) ([]Field, [][]Field) {
 	argv := buf
-	var alts [][]field // nil while there is a single alternative (argv)
+	var alts [][]Field // nil while there is a single alternative (argv)
 	for _, w := range words {
 		if f, ok := ev.oneField(w); ok {
 			if alts == nil {
@@ -269,21 +245,21 @@ func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) ([]field, [][]f
 			}
 			continue
 		}
-		wa := ev.word(w, maxAlts)
+		wa := ev.word(w, MaxAlts)
 		if alts == nil && len(wa) == 1 {
 			argv = append(argv, wa[0]...)
 			continue
 		}
 		if alts == nil {
-			alts = [][]field{argv}
+			alts = [][]Field{argv}
 		}
 		if len(alts)*len(wa) > maxArgvAlts {
 			wa = ev.word(w, 1)
 		}
-		next := make([][]field, 0, len(alts)*len(wa))
+		next := make([][]Field, 0, len(alts)*len(wa))
 		for _, a := range alts {
 			for _, fs := range wa {
-				next = append(next, append(append(make([]field, 0, len(a)+len(fs)+4), a...), fs...))
+				next = append(next, append(append(make([]Field, 0, len(a)+len(fs)+4), a...), fs...))
 			}
 		}
 		alts = next
@@ -296,17 +272,17 @@ func (ev evaluator) wordsInto(buf []field, words []*syntax.Word) ([]field, [][]f
 
 // oneField is the fast path for a word that is one field known without expanding anything: a plain
 // literal (no quotes, escapes, braces, patterns or expansions) or a quotedLit.
-func (ev evaluator) oneField(w *syntax.Word) (field, bool) {
+func (ev evaluator) oneField(w *syntax.Word) (Field, bool) {
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && l.Value != "" && plainText(l.Value) {
-			return field{val: l.Value, src: l.Value}, true
+			return Field{Val: l.Value, Src: l.Value}, true
 		}
 	}
 	if f, ok := quotedLit(w); ok {
-		f.src = ev.sc.text(w)
+		f.Src = ev.sc.Text(w)
 		return f, true
 	}
-	return field{}, false
+	return Field{}, false
 }
 
 // notPlain marks the bytes that make a literal more than its text: escapes, braces and pattern characters.
@@ -322,19 +298,26 @@ func plainText(s string) bool {
 	return true
 }
 
-// expandConfig is an empty configuration for mvdan.cc/sh/v3/expand: no variables, no command substitution.
-// Passing nil instead is not safe for concurrent use: expand then fills in a package-level configuration
-// in place (a data race found by TestConcurrentChecks under -race, mvdan.cc/sh v3.14.1).
-func expandConfig() *expand.Config { return &expand.Config{} }
+// config is the arena's empty configuration for mvdan.cc/sh/v3/expand: no variables, no command
+// substitution. expand fills in a configuration in place on first use, so it is the arena's own (one
+// goroutine's), made once: passing nil instead is not safe for concurrent use, expand then filling in a
+// package-level configuration (a data race found by TestConcurrentChecks under -race, mvdan.cc/sh v3.14.1).
+func (ev evaluator) config() *expand.Config {
+	ar := ev.sc.arena
+	if ar.cfg == nil {
+		ar.cfg = &expand.Config{}
+	}
+	return ar.cfg
+}
 
 // word expands one word into its alternatives, each a list of fields.
-func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
-	src := ev.sc.text(w)
+func (ev evaluator) word(w *syntax.Word, limit int) [][]Field {
+	src := ev.sc.Text(w)
 	if f, ok := quotedLit(w); ok {
-		f.src = src
-		return [][]field{{f}}
+		f.Src = src
+		return [][]Field{{f}}
 	}
-	states := ev.sc.a.eval.oneState()
+	states := ev.sc.arena.oneState()
 	if braced := ev.braces(w); braced != nil {
 		for _, ps := range braced {
 			states = ev.parts(states, ps, wordCtx{}, limit)
@@ -348,16 +331,16 @@ func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
 			s.endField()
 		}
 	}
-	var out [][]field
+	var out [][]Field
 	if len(states) == 1 {
-		o := ev.sc.a.eval.outs.alloc()
+		o := ev.sc.arena.outs.Alloc()
 		out = o[:]
 	} else {
-		out = make([][]field, len(states))
+		out = make([][]Field, len(states))
 	}
 	for i, s := range states {
 		for k := range s.fields {
-			s.fields[k].src = src
+			s.fields[k].Src = src
 		}
 		out[i] = s.fields
 	}
@@ -366,16 +349,16 @@ func (ev evaluator) word(w *syntax.Word, limit int) [][]field {
 
 // quotedLit is the fast path for a word made of plain literals and quoted text without expansions,
 // escapes, braces or pattern characters: 'a b', "a b", a"b"'c'.
-func quotedLit(w *syntax.Word) (field, bool) {
+func quotedLit(w *syntax.Word) (Field, bool) {
 	if len(w.Parts) == 1 { // the common "text" and 'text' without a copy
 		switch p := w.Parts[0].(type) {
 		case *syntax.SglQuoted:
 			if !p.Dollar && plainText(p.Value) {
-				return field{val: p.Value}, true
+				return Field{Val: p.Value}, true
 			}
 		case *syntax.DblQuoted:
 			if l, ok := oneLit(p.Parts); ok && !p.Dollar && plainText(l) {
-				return field{val: l}, true
+				return Field{Val: l}, true
 			}
 		}
 	}
@@ -384,30 +367,30 @@ func quotedLit(w *syntax.Word) (field, bool) {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			if !plainText(p.Value) {
-				return field{}, false
+				return Field{}, false
 			}
 			b.WriteString(p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar || !plainText(p.Value) {
-				return field{}, false
+				return Field{}, false
 			}
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			if p.Dollar {
-				return field{}, false
+				return Field{}, false
 			}
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok || !plainText(l.Value) {
-					return field{}, false
+					return Field{}, false
 				}
 				b.WriteString(l.Value)
 			}
 		default:
-			return field{}, false
+			return Field{}, false
 		}
 	}
-	return field{val: b.String()}, true
+	return Field{Val: b.String()}, true
 }
 
 // oneLit is the value of parts that are a single literal (or nothing).
@@ -463,21 +446,21 @@ func expandBraces(cp syntax.Word) [][]syntax.WordPart {
 
 // doc expands a word as a single string (assignment values, here-documents, ${x:-word}); ctx.quoted for
 // here-documents.
-func (ev evaluator) doc(w *syntax.Word, ctx wordCtx, limit int) []field {
+func (ev evaluator) doc(w *syntax.Word, ctx wordCtx, limit int) []Field {
 	if w == nil {
-		return []field{litField("")}
+		return []Field{Literal("")}
 	}
 	ctx.noSplit = true
-	states := ev.parts(ev.sc.a.eval.oneState(), w.Parts, ctx, limit)
-	var out []field
+	states := ev.parts(ev.sc.arena.oneState(), w.Parts, ctx, limit)
+	var out []Field
 	if len(states) == 1 {
-		o := ev.sc.a.eval.fields.alloc()
+		o := ev.sc.arena.fields.Alloc()
 		out = o[:1]
 	} else {
-		out = make([]field, len(states))
+		out = make([]Field, len(states))
 	}
 	for i, s := range states {
-		s.cur.src = ev.sc.text(w)
+		s.cur.Src = ev.sc.Text(w)
 		out[i] = s.cur
 	}
 	return out
@@ -493,7 +476,7 @@ func (ev evaluator) parts(states []*wstate, parts []syntax.WordPart, ctx wordCtx
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {
-				v, _, _ = expand.Format(expandConfig(), v, nil)
+				v, _, _ = expand.Format(ev.config(), v, nil)
 				v, _, _ = strings.Cut(v, "\x00")
 			}
 			for _, s := range states {
@@ -512,13 +495,13 @@ func (ev evaluator) parts(states []*wstate, parts []syntax.WordPart, ctx wordCtx
 			states = ev.apply(states, ev.arith(p.X), ctx, nil, limit)
 		case *syntax.ProcSubst:
 			for _, s := range states {
-				empty := !s.open && s.cur.val == ""
+				empty := !s.open && s.cur.Val == ""
 				s.lit("/dev/fd/63", true)
 				s.addSubst(p)
 				if empty {
-					s.cur.x.proc = p
+					s.cur.X.Proc = p
 				} else {
-					s.cur.x.proc = nil
+					s.cur.X.Proc = nil
 				}
 			}
 		case *syntax.ExtGlob:
@@ -565,10 +548,10 @@ func litPieces(s *wstate, v string, quoted bool) {
 // apply adds one expansion's alternatives to every state, forking states per alternative.
 func (ev evaluator) apply(states []*wstate, alts []alt, ctx wordCtx, node syntax.Node, limit int) []*wstate {
 	if len(alts) == 0 {
-		alts = []alt{{dyn: true}}
+		alts = dynAlt
 	}
 	if len(states)*len(alts) > limit && len(alts) > 1 {
-		alts = []alt{{dyn: true}}
+		alts = dynAlt
 	}
 	ifs := ""
 	if !ctx.quoted && !ctx.noSplit {
@@ -623,7 +606,7 @@ func (ev evaluator) apply(states []*wstate, alts []alt, ctx wordCtx, node syntax
 // param expands ${...}.
 func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 	if pe.Param == nil || pe.Names != 0 || pe.Width || pe.IsSet || len(pe.Modifiers) > 0 || pe.NestedParam != nil {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	var base []alt
 	if pe.Excl && pe.Index == nil {
@@ -640,8 +623,8 @@ func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 	base = dedupe(base)
 	if !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
 		// No operator: every value as it is (paramOp would return each unchanged).
-		if len(base) > maxAlts {
-			return []alt{{dyn: true}}
+		if len(base) > MaxAlts {
+			return dynAlt
 		}
 		return base
 	}
@@ -650,14 +633,14 @@ func (ev evaluator) param(pe *syntax.ParamExp) []alt {
 		out = append(out, ev.paramOp(pe, b)...)
 	}
 	out = dedupe(out)
-	if len(out) > maxAlts {
-		return []alt{{dyn: true}}
+	if len(out) > MaxAlts {
+		return dynAlt
 	}
 	return out
 }
 
 func (ev evaluator) paramOp(pe *syntax.ParamExp, b alt) []alt {
-	dyn := []alt{{dyn: true}}
+	dyn := dynAlt[:1:1]
 	if b.multi {
 		if !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
 			return []alt{b}
@@ -710,10 +693,10 @@ func (ev evaluator) paramOp(pe *syntax.ParamExp, b alt) []alt {
 		var out []alt
 		for _, o := range ev.doc(pe.Repl.Orig, wordCtx{}, 2) {
 			for _, w := range ev.doc(pe.Repl.With, wordCtx{}, 2) {
-				if o.dyn || w.dyn {
+				if o.Dyn || w.Dyn {
 					return dyn
 				}
-				v, ok := replacePattern(b.val, o.pattern(), w.val, pe.Repl.All)
+				v, ok := replacePattern(b.val, o.Pattern(), w.Val, pe.Repl.All)
 				if !ok {
 					return dyn
 				}
@@ -728,11 +711,11 @@ func (ev evaluator) paramOp(pe *syntax.ParamExp, b alt) []alt {
 }
 
 func (ev evaluator) paramExp(x *syntax.Expansion, b alt) []alt {
-	dyn := []alt{{dyn: true}}
+	dyn := dynAlt[:1:1]
 	word := func() []alt {
 		var out []alt
-		for _, f := range ev.doc(x.Word, wordCtx{}, maxAlts) {
-			out = append(out, alt{val: f.val, dyn: f.dyn})
+		for _, f := range ev.doc(x.Word, wordCtx{}, MaxAlts) {
+			out = append(out, alt{val: f.Val, dyn: f.Dyn})
 		}
 		return out
 	}
@@ -771,10 +754,10 @@ func (ev evaluator) paramExp(x *syntax.Expansion, b alt) []alt {
 		}
 		var out []alt
 		for _, f := range ev.doc(x.Word, wordCtx{}, 2) {
-			if f.dyn {
+			if f.Dyn {
 				return dyn
 			}
-			v, ok := removePattern(b.val, f.pattern(), x.Op)
+			v, ok := removePattern(b.val, f.Pattern(), x.Op)
 			if !ok {
 				return dyn
 			}
@@ -798,7 +781,7 @@ func (ev evaluator) paramExp(x *syntax.Expansion, b alt) []alt {
 		case "u":
 			return []alt{{val: changeCase(b.val, syntax.UpperFirst)}}
 		case "E":
-			v, _, _ := expand.Format(expandConfig(), b.val, nil)
+			v, _, _ := expand.Format(ev.config(), b.val, nil)
 			v, _, _ = strings.Cut(v, "\x00")
 			return []alt{{val: v}}
 		}
@@ -826,7 +809,7 @@ func changeCase(v string, op syntax.ParExpOperator) string {
 	return first + v[size:]
 }
 
-func globRegexp(pat string) (*regexp.Regexp, bool) {
+func GlobRegexp(pat string) (*regexp.Regexp, bool) {
 	src, err := pattern.Regexp(pat, pattern.EntireString|pattern.ExtendedOperators)
 	if err != nil {
 		return nil, false
@@ -840,7 +823,7 @@ func removePattern(v, pat string, op syntax.ParExpOperator) (string, bool) {
 	if len(v) > 256 {
 		return "", false
 	}
-	re, ok := globRegexp(pat)
+	re, ok := GlobRegexp(pat)
 	if !ok {
 		return "", false
 	}
@@ -888,7 +871,7 @@ func replacePattern(v, pat, with string, all bool) (string, bool) {
 	if pat == "" {
 		return v, true
 	}
-	re, ok := globRegexp(pat)
+	re, ok := GlobRegexp(pat)
 	if !ok {
 		return "", false
 	}
@@ -925,11 +908,11 @@ func replacePattern(v, pat, with string, all bool) (string, bool) {
 // cmdSubst expands $(...) when it only echoes or printfs constant text.
 func (ev evaluator) cmdSubst(cs *syntax.CmdSubst) []alt {
 	if len(cs.Stmts) != 1 {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	out, ok := ev.staticOutput(cs.Stmts[0])
 	if !ok {
-		return []alt{{dyn: true}}
+		return dynAlt
 	}
 	var alts []alt
 	for _, o := range out {
@@ -944,17 +927,34 @@ func (ev evaluator) staticOutput(st *syntax.Stmt) ([]string, bool) {
 	if !ok || len(call.Args) == 0 || st.Background || len(st.Redirs) > 0 || st.Negated {
 		return nil, false
 	}
+	if f, ok := ev.oneField(call.Args[0]); ok && f.Val != "echo" && f.Val != "printf" {
+		return nil, false // a command named in plain text: no need to expand its arguments
+	}
 	var outs []string
-	for _, argv := range ev.words(call.Args) {
+	var vbuf [8]string
+	one, alts := ev.wordsInto(ev.sc.arena.lines.Alloc()[:0], call.Args)
+	n := len(alts)
+	if alts == nil {
+		n = 1
+	}
+	for k := range n {
+		argv := one
+		if alts != nil {
+			argv = alts[k]
+		}
 		if len(argv) == 0 {
 			return nil, false
 		}
-		vals := make([]string, len(argv))
+		vals := vbuf[:0]
+		if len(argv) > len(vbuf) {
+			vals = make([]string, len(argv))
+		}
+		vals = vals[:len(argv)]
 		for i, f := range argv {
-			if f.dyn {
+			if f.Dyn {
 				return nil, false
 			}
-			vals[i] = f.val
+			vals[i] = f.Val
 		}
 		switch vals[0] {
 		case "echo":
@@ -977,7 +977,7 @@ func (ev evaluator) staticOutput(st *syntax.Stmt) ([]string, bool) {
 			format, args := vals[1], vals[2:]
 			var b strings.Builder
 			for {
-				s, n, err := expand.Format(expandConfig(), format, args)
+				s, n, err := expand.Format(ev.config(), format, args)
 				if err != nil {
 					return nil, false
 				}
@@ -1001,7 +1001,7 @@ func (ev evaluator) arith(x syntax.ArithmExpr) []alt {
 	if n, ok := ev.arithInt(x); ok {
 		return []alt{{val: strconv.Itoa(n)}}
 	}
-	return []alt{{dyn: true}}
+	return dynAlt
 }
 
 func (ev evaluator) arithInt(x syntax.ArithmExpr) (int, bool) {
@@ -1025,7 +1025,7 @@ func (ev evaluator) arithInt(x syntax.ArithmExpr) (int, bool) {
 	if !constant {
 		return 0, false
 	}
-	n, err := expand.Arithm(expandConfig(), x)
+	n, err := expand.Arithm(ev.config(), x)
 	return n, err == nil
 }
 
@@ -1045,79 +1045,4 @@ func dedupe(as []alt) []alt {
 		}
 	}
 	return out
-}
-
-// varTable is what a script assigns to its variables, flow-insensitively: every value any assignment can
-// give, in any order, and whether some assignment gives a value that is not known.
-type varTable struct {
-	vals    map[string][]string
-	arrays  map[string][][]string
-	unknown map[string]bool
-	parent  *varTable
-}
-
-func newVarTable(parent *varTable) *varTable {
-	return &varTable{parent: parent}
-}
-
-func (t *varTable) get(name string) (vals []string, arrays [][]string, unknown, assigned bool) {
-	for x := t; x != nil; x = x.parent {
-		if v, ok := x.vals[name]; ok {
-			vals, assigned = append(vals, v...), true
-		}
-		if a, ok := x.arrays[name]; ok {
-			arrays, assigned = append(arrays, a...), true
-		}
-		if x.unknown[name] {
-			unknown, assigned = true, true
-		}
-	}
-	return vals, arrays, unknown, assigned
-}
-
-// add records an assigned value; it reports whether the table changed.
-func (t *varTable) add(name string, f field) bool {
-	if f.dyn {
-		return t.markUnknown(name)
-	}
-	if t.vals == nil {
-		t.vals = map[string][]string{}
-	}
-	for _, v := range t.vals[name] {
-		if v == f.val {
-			return false
-		}
-	}
-	if len(t.vals[name]) >= maxAlts {
-		return t.markUnknown(name)
-	}
-	t.vals[name] = append(t.vals[name], f.val)
-	return true
-}
-
-func (t *varTable) addArray(name string, elems []string) bool {
-	if t.arrays == nil {
-		t.arrays = map[string][][]string{}
-	}
-	if len(t.arrays[name]) >= maxAlts {
-		return false
-	}
-	for _, a := range t.arrays[name] {
-		if strings.Join(a, "\x00") == strings.Join(elems, "\x00") {
-			return false
-		}
-	}
-	t.arrays[name] = append(t.arrays[name], elems)
-	return true
-}
-
-func (t *varTable) markUnknown(name string) bool {
-	if t.unknown[name] {
-		return false
-	}
-	if t.unknown == nil {
-		t.unknown = map[string]bool{}
-	}
-	t.unknown[name] = true
-	return true
 }

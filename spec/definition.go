@@ -1,0 +1,97 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
+)
+
+// Definition is one tool as its model sees it: what a host shows the model.
+type Definition struct {
+	// Name is what the model calls.
+	Name string `json:"name"`
+	// Description is the model-facing description, verbatim from the source.
+	Description string `json:"description"`
+	// InputSchema is the JSON Schema of the parameters (Tool.InputSchema).
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Definitions returns the variant's tools as their model sees them, the primary tool first.
+func (v *Variant) Definitions() []Definition {
+	defs := make([]Definition, len(v.Tools))
+	for i := range v.Tools {
+		t := &v.Tools[i]
+		defs[i] = Definition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema()}
+	}
+	return defs
+}
+
+// InputSchema returns the JSON Schema of the tool's parameters as the model sees it: an object whose properties
+// follow the spec's order, each with its type (["T", "null"] when nullable), description, default and
+// minimum, and the list of required parameters. Object parameters carry string values. The output is
+// compact, deterministic JSON.
+func (t *Tool) InputSchema() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"object","properties":{`)
+	var required []string
+	for i, p := range t.Params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(&b, p.Name)
+		b.WriteByte(':')
+		writeProperty(&b, &t.Params[i])
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	b.WriteByte('}')
+	if len(required) > 0 {
+		b.WriteString(`,"required":[`)
+		for i, r := range required {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(&b, r)
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func writeProperty(b *bytes.Buffer, p *Param) {
+	b.WriteString(`{"type":`)
+	if p.Nullable {
+		b.WriteByte('[')
+		writeString(b, string(p.Type))
+		b.WriteString(`,"null"]`)
+	} else {
+		writeString(b, string(p.Type))
+	}
+	if p.Type == TypeObject {
+		b.WriteString(`,"additionalProperties":{"type":"string"}`)
+	}
+	if p.Description != "" {
+		b.WriteString(`,"description":`)
+		writeString(b, p.Description)
+	}
+	if p.Default != nil {
+		if raw, err := jsonenc.Marshal(p.Default); err == nil {
+			b.WriteString(`,"default":`)
+			b.Write(raw)
+		}
+	}
+	if p.Minimum != nil {
+		b.WriteString(`,"minimum":`)
+		b.WriteString(strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
+	}
+	b.WriteByte('}')
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	raw, _ := jsonenc.Marshal(s)
+	b.Write(raw)
+}

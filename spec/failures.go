@@ -1,0 +1,126 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Site is one place where a tool can fail: a check, a timeout or working-directory rule, a policy, the
+// background registry, an undecodable output, or a result case that raises. Failure says how it reaches the
+// host: raised as an error of class Failure.Type, or rendered as the result case Failure.Result.
+type Site struct {
+	// Tool is the tool that fails.
+	Tool string
+	// When says what happened, in words: "bash gets no command".
+	When string
+	// Pointer is where the spec says it (a JSON pointer: /tools/0/checks/0/fail).
+	Pointer string
+	// Failure is the failure (after Complete, never nil).
+	Failure *Failure
+}
+
+// Raises reports whether the failure is raised as an error rather than rendered as a result.
+func (s Site) Raises() bool { return s.Failure.Type != "" }
+
+// Failures lists every place any tool of the variant can fail, tool by tool in spec order; the variant must
+// be complete (defaults filled, so the runtime's own failures are listed too).
+func (v *Variant) Failures() []Site {
+	var out []Site
+	add := func(t *Tool, when, ptr string, f *Failure) {
+		if f != nil {
+			out = append(out, Site{Tool: t.Name, When: when, Pointer: ptr, Failure: f})
+		}
+	}
+	for i := range v.Tools {
+		t := &v.Tools[i]
+		tp := "/tools/" + strconv.Itoa(i)
+		add(t, t.Name+" gets a parameter of the wrong type, or misses a required one", tp+"/invalid_param", t.InvalidParam)
+		for j := range t.Checks {
+			ch := &t.Checks[j]
+			cp := tp + "/checks/" + strconv.Itoa(j)
+			switch {
+			case ch.Required != "":
+				add(t, fmt.Sprintf("%s gets no %s", t.Name, ch.Required), cp+"/fail", ch.Fail)
+			case ch.NotEmpty != "":
+				add(t, fmt.Sprintf("%s gets an empty %s", t.Name, ch.NotEmpty), cp+"/fail", ch.Fail)
+			case ch.NotBlank != "":
+				add(t, fmt.Sprintf("%s gets a blank %s", t.Name, ch.NotBlank), cp+"/fail", ch.Fail)
+			case ch.Policy != "":
+				for k := range v.Policies {
+					if p := &v.Policies[k]; p.Name == ch.Policy {
+						add(t, fmt.Sprintf("%s's policy %s blocks a command", t.Name, p.Name), "/policies/"+strconv.Itoa(k)+"/fail", p.Fail)
+					}
+				}
+			}
+		}
+		if tm := t.Timeout; tm != nil {
+			add(t, t.Name+" gets a timeout out of range", tp+"/timeout/fail", tm.Fail)
+		}
+		if w := t.Workdir; w != nil {
+			add(t, t.Name+" gets a working directory outside the workspace", tp+"/workdir/confine", w.Confine)
+			add(t, t.Name+" gets a working directory that does not exist", tp+"/workdir/must_exist", w.MustExist)
+			add(t, t.Name+" gets a working directory that is not a directory", tp+"/workdir/must_be_dir", w.MustBeDir)
+		}
+		if o := t.Output; o != nil {
+			add(t, t.Name+" reads output that does not decode", tp+"/output/decode_error", o.DecodeError)
+		}
+		if b := v.Background; b != nil {
+			if t.Kind == KindPoll || t.Kind == KindKill {
+				add(t, t.Name+" gets a shell id that is not known", "/background/unknown_id", b.UnknownID)
+			}
+			if t.Kind == KindExec && (t.Param(RoleBackground) != nil || (t.Timeout != nil && t.Timeout.Expiry == ExpiryBackground)) {
+				add(t, t.Name+" would run more background processes than the limit", "/background/limit_error", b.LimitError)
+			}
+		}
+		for _, o := range t.Outcomes() {
+			sh := t.Results.Cases[o]
+			if sh.Raise == nil {
+				continue
+			}
+			when := fmt.Sprintf("%s ends with outcome %s", t.Name, o)
+			if o == OutcomeSpawnError {
+				when = t.Name + " cannot start its shell"
+			} else if errno, ok := strings.CutPrefix(string(o), string(OutcomeSpawnError)+"."); ok {
+				when = fmt.Sprintf("%s cannot start its shell (%s)", t.Name, errno)
+			}
+			add(t, when, tp+"/results/cases/"+escapePointer(string(o))+"/raise", sh.Raise)
+		}
+	}
+	return out
+}
+
+// ErrorType is one error class a variant raises, with every place that raises it.
+type ErrorType struct {
+	// Name is the class name (ValueError, ModelRetry, ToolError).
+	Name string
+	// GoName is the Go type a generated adapter gives it.
+	GoName string
+	// Sites are the places that raise it, in Failures order.
+	Sites []Site
+}
+
+// ErrorTypes lists the error classes the variant raises, sorted by name.
+func (v *Variant) ErrorTypes() []ErrorType {
+	byName := map[string]*ErrorType{}
+	var names []string
+	for _, s := range v.Failures() {
+		if !s.Raises() {
+			continue
+		}
+		et := byName[s.Failure.Type]
+		if et == nil {
+			et = &ErrorType{Name: s.Failure.Type, GoName: GoName(s.Failure.Type)}
+			byName[et.Name] = et
+			names = append(names, et.Name)
+		}
+		et.Sites = append(et.Sites, s)
+	}
+	slices.Sort(names)
+	out := make([]ErrorType, len(names))
+	for i, n := range names {
+		out[i] = *byName[n]
+	}
+	return out
+}
