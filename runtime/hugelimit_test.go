@@ -9,11 +9,13 @@ import (
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/textcap"
+	"github.com/agentbash/agentbash/spec"
 )
 
 // TestHugeLimitKeepsMemoryBounded is issue 14's case: a truncation limit of 1e18 let 300 MB of output take
-// 4.9 GB (and 1 GB crashed). The captures keep at most textcap.MaxKeep whatever the limit: the call allocates a bounded amount
-// and answers with the text cut there, its marker counting all the output.
+// 4.9 GB (and 1 GB crashed). The spec now bounds a limit (spec.MaxSize, 256 MiB), and the captures keep at
+// most textcap.MaxKeep whatever the limit: with the largest limit a spec may have, the call allocates a
+// bounded amount and answers with the text cut at MaxKeep, its marker counting all the output.
 func TestHugeLimitKeepsMemoryBounded(t *testing.T) {
 	eng, _ := newEngine(t, `
 id: huge
@@ -28,13 +30,16 @@ tools:
     timeout: {unit: s, default: 60, expiry: kill}
     output:
       decode: replace
-      truncate: {unit: bytes, limit: 1000000000000000000, keep: head, marker: "[{{.Total}} {{.Kept}} {{.Elided}}]"}
+      truncate: {unit: bytes, limit: 268435456, keep: head, marker: "[{{.Total}} {{.Kept}} {{.Elided}}]"}
     results:
       format: json
       cases:
         exit: {fields: [{name: n, type: integer, value: "{{len .Stdout}}"}, {name: total, type: integer, value: "{{.StdoutBytes}}"}]}
         timeout: {fields: [{name: n, type: integer, value: "-1"}]}
 `)
+	if spec.MaxSize != 268435456 {
+		t.Fatalf("the spec's maximum is %d: update the limit above", spec.MaxSize)
+	}
 	sizes := []int{300_000_000, 1 << 30}
 	if raceEnabled {
 		sizes = []int{3 * textcap.MaxKeep} // the decoding is instrumented: 40 times slower
