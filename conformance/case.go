@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -50,6 +53,14 @@ type Case struct {
 	Size *Sizing `json:"size,omitempty"`
 	// About says what the case checks, for reports.
 	About string `json:"about,omitempty"`
+	// Group is the kind of check, for the summary per group: basics, limits, timeouts, workdirs, roles,
+	// checks, policies, shell ids.
+	Group string `json:"group,omitempty"`
+	// Features are the spec features the case exercises besides the parameters it sends (see Features).
+	Features []string `json:"features,omitempty"`
+	// Skip, when set, says why the case is never sent (it could do harm on any target): it is reported as
+	// skipped with this reason.
+	Skip string `json:"skip,omitempty"`
 }
 
 // Entry is a file, directory or symbolic link created in a case's workspace.
@@ -88,14 +99,10 @@ func object(fs ...field) json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.name)
-		b.Write(k)
+		b.Write(jsonenc.String(f.name))
 		b.WriteByte(':')
-		var enc bytes.Buffer
-		e := json.NewEncoder(&enc)
-		e.SetEscapeHTML(false)
-		_ = e.Encode(f.value)
-		b.Write(bytes.TrimSuffix(enc.Bytes(), []byte("\n")))
+		v, _ := jsonenc.Marshal(f.value)
+		b.Write(v)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -120,7 +127,7 @@ func (ti *toolInfo) role(r spec.Role) *spec.Param { return ti.t.Param(r) }
 func (ti *toolInfo) params(set map[string]any) json.RawMessage {
 	var fs []field
 	for _, p := range ti.t.Params {
-		if v, ok := set[string(p.Role)]; ok && p.Role != spec.RoleNone {
+		if v, ok := set[string(p.Role)]; ok && p.Role != "" && p.Role != spec.RoleNone {
 			if v != omit {
 				fs = append(fs, field{p.Name, v})
 			}
@@ -164,6 +171,11 @@ func plainValue(p spec.Param) any {
 type builder struct {
 	ti    *toolInfo
 	cases []Case
+	// group is the Group of the cases added now.
+	group string
+	// ruleless are the features of the tool's policies that have no rules of their own (a permission
+	// policy whose rules the host sets): a command they let run exercises them.
+	ruleless []string
 	// policies are the tool's compiled policies, in check order.
 	checks []policy.Checker
 }
@@ -171,6 +183,24 @@ type builder struct {
 func (b *builder) add(c Case) {
 	c.Tool = b.ti.t.Name
 	c.Name = b.ti.t.Name + "/" + c.Name
+	if c.Group == "" {
+		c.Group = b.group
+	}
+	t := "tool " + b.ti.t.Name + " "
+	switch c.Group {
+	case "timeouts":
+		c.Features = append(c.Features, t+"timeout", t+"check timeout")
+	case "workdirs":
+		c.Features = append(c.Features, t+"check workdir")
+	case "basics":
+		c.Features = append(c.Features, b.ruleless...)
+	case "limits":
+		if c.Size != nil {
+			c.Features = append(c.Features, t+"result truncation")
+		} else {
+			c.Features = append(c.Features, t+"output truncation")
+		}
+	}
 	if c.MaxElapsed == 0 {
 		c.MaxElapsed = DefaultMaxElapsed
 	}
@@ -235,21 +265,34 @@ func Cases(v *spec.Variant) []Case {
 		for _, ch := range ti.t.Checks {
 			if c, ok := checkers[ch.Policy]; ok && ch.Policy != "" {
 				b.checks = append(b.checks, c)
+				for k := range v.Policies {
+					if p := &v.Policies[k]; p.Name == ch.Policy && len(ruleEntries(p)) == 0 {
+						b.ruleless = append(b.ruleless, "policy "+ch.Policy)
+					}
+				}
 			}
 		}
 		switch ti.t.Kind {
-		case spec.KindExec:
+		case spec.KindExec, "":
 			if ti.role(spec.RoleCommand) == nil {
 				continue
 			}
+			b.group = "basics"
 			b.basics()
+			b.group = "limits"
 			b.limits()
+			b.group = "timeouts"
 			b.timeouts()
+			b.group = "workdirs"
 			b.workdirs()
+			b.group = "roles"
 			b.otherRoles()
+			b.group = "checks"
 			b.commandChecks()
+			b.group = "policies"
 			b.policies(checkers)
 		case spec.KindPoll, spec.KindKill:
+			b.group = "shell ids"
 			b.shellIDs()
 		}
 		out = append(out, b.cases...)
@@ -278,6 +321,7 @@ func (b *builder) basics() {
 		{"white space around output", `printf '  padded  \n\n'; printf '\n  err  \n' >&2`},
 		{"stdin is closed", "cat"},
 		{"killed by a signal", "kill -9 $$"},
+		{"background child holding the output", "sleep 30 & echo started"},
 	} {
 		b.cmd(c.name, c.cmd, nil, noSurv)
 	}
@@ -408,7 +452,7 @@ func (b *builder) timeouts() {
 	small := smallestTimeout(tm)
 	d := b.ti.seconds(small)
 	background := tm.Expiry == "background"
-	b.cmd(fmt.Sprintf("timeout with partial output (%s%s)", fmtNum(small), tm.Unit), "echo partial; sleep 5; echo late",
+	b.cmd(fmt.Sprintf("timeout with partial output (%s%s)", fmtNum(small), string(tm.Unit)), "echo partial; sleep 5; echo late",
 		map[string]any{"timeout": number(p, small)},
 		Case{MaxElapsed: d + b.ti.grace + 3*time.Second, NoSurvivors: !background,
 			About: "partial output, then a timeout of " + fmtNum(small) + string(tm.Unit) + " expires (" + string(tm.Expiry) + ")"})
@@ -472,15 +516,54 @@ func (b *builder) otherRoles() {
 }
 
 func (b *builder) commandChecks() {
-	b.run("empty command", "", nil, Case{NoSurvivors: true})
-	b.run("blank command", "   ", nil, Case{NoSurvivors: true})
-	b.run("missing command", "", map[string]any{"command": omit}, Case{NoSurvivors: true, About: "no command parameter"})
-	b.run("command of the wrong type", "", map[string]any{"command": 42}, Case{NoSurvivors: true, About: "command: 42"})
+	t, p := "tool "+b.ti.t.Name+" ", b.ti.role(spec.RoleCommand).Name
+	b.run("empty command", "", nil, Case{NoSurvivors: true, Features: []string{t + "check not_empty " + p, t + "check not_blank " + p}})
+	b.run("blank command", "   ", nil, Case{NoSurvivors: true, Features: []string{t + "check not_blank " + p}})
+	b.run("missing command", "", map[string]any{"command": omit}, Case{NoSurvivors: true, About: "no command parameter",
+		Features: []string{t + "check required " + p}})
+	b.run("command of the wrong type", "", map[string]any{"command": 42}, Case{NoSurvivors: true, About: "command: 42",
+		Features: []string{t + "invalid parameter"}})
+	b.otherChecks("")
 }
 
 func (b *builder) shellIDs() {
-	b.add(Case{Name: "unknown shell id", Params: b.ti.params(map[string]any{"shell_id": "conformance-unknown"})})
-	b.add(Case{Name: "missing shell id", Params: b.ti.params(map[string]any{"shell_id": omit})})
+	t := "tool " + b.ti.t.Name + " "
+	b.add(Case{Name: "unknown shell id", Params: b.ti.params(map[string]any{"shell_id": "conformance-unknown"}),
+		Features: []string{t + "unknown shell id"}})
+	b.otherChecks("shell_id")
+}
+
+// otherChecks adds a case for each required, not_empty and not_blank check of a parameter other than the
+// command: the parameter left out, or sent empty or blank. The shell id parameter is named by its role.
+func (b *builder) otherChecks(role string) {
+	t := "tool " + b.ti.t.Name + " "
+	for _, ch := range b.ti.t.Checks {
+		name, kind, value := ch.Required, "required", any(omit)
+		switch {
+		case ch.NotEmpty != "":
+			name, kind, value = ch.NotEmpty, "not_empty", ""
+		case ch.NotBlank != "":
+			name, kind, value = ch.NotBlank, "not_blank", "   "
+		}
+		if name == "" || (b.ti.role(spec.RoleCommand) != nil && name == b.ti.role(spec.RoleCommand).Name) {
+			continue
+		}
+		key := name
+		if p := b.ti.role(spec.Role(role)); p != nil && p.Name == name {
+			key = role
+		}
+		what := map[string]string{"required": "missing", "not_empty": "empty", "not_blank": "blank"}[kind]
+		label := strings.ReplaceAll(key, "_", " ")
+		if key != name {
+			label = strings.ReplaceAll(role, "_", " ")
+		}
+		set := map[string]any{key: value}
+		if r := b.ti.role(spec.RoleCommand); r != nil {
+			set["command"] = "echo unreachable"
+		}
+		b.add(Case{Name: what + " " + label, Params: b.ti.params(set), NoSurvivors: true,
+			Features: []string{t + "check " + kind + " " + name}})
+	}
 }
 
 // guards are put before a blocked example so that a shell that runs it anyway exits first: the first
@@ -514,36 +597,79 @@ func (b *builder) policies(checkers map[string]policy.Checker) {
 			}
 		}
 		chk := checkers[ch.Policy]
-		if pol == nil || pol.Examples == nil || chk == nil {
+		if pol == nil || chk == nil {
 			continue
 		}
-		for _, ex := range pol.Examples.Blocked {
-			orig := chk.Check(ex.Command)
-			if orig.Allowed {
-				continue // the policy does not block it: not a blocked example here
+		entries := ruleEntries(pol)
+		// The commands to send blocked: the examples, then one derived from each rule no example exercises.
+		type blockedCmd struct{ cmd, from string }
+		var blocked []blockedCmd
+		if pol.Examples != nil {
+			for _, ex := range pol.Examples.Blocked {
+				if !chk.Check(ex.Command).Allowed {
+					blocked = append(blocked, blockedCmd{ex.Command, ""})
+				}
 			}
+		}
+		for _, e := range entries {
+			if slices.ContainsFunc(blocked, func(bc blockedCmd) bool { return e.exercises(chk, bc.cmd) }) {
+				continue
+			}
+			if cmd := e.derive(chk); cmd != "" {
+				blocked = append(blocked, blockedCmd{cmd, " (derived from " + e.label + ")"})
+				continue
+			}
+			b.add(Case{Name: "policy " + ch.Policy + " " + e.label, Params: b.ti.params(map[string]any{"command": e.text}),
+				Skip: "no command exercises this rule alone: no blocked example does, and none derived from " +
+					strconv.Quote(e.text) + " does (another rule may block the same commands alike; if not, add a blocked example that only this rule blocks)"})
+		}
+		features := func(cmd string) []string {
+			var fs []string
+			for _, e := range entries {
+				if e.exercises(chk, cmd) {
+					fs = append(fs, e.feature(ch.Policy))
+				}
+			}
+			if len(entries) == 0 {
+				fs = append(fs, "policy "+ch.Policy)
+			}
+			return fs
+		}
+		for _, bc := range blocked {
+			orig := chk.Check(bc.cmd)
 			for _, guard := range guards {
 				if !posixShell(b.ti.v) {
 					break
 				}
-				g := chk.Check(guard + ex.Command)
+				g := chk.Check(guard + bc.cmd)
 				if !g.Allowed && g.Rule == orig.Rule && g.Decision == orig.Decision {
-					b.run("policy "+ch.Policy+" blocks (guarded): "+ex.Command, guard+ex.Command, nil,
-						Case{NoSurvivors: true, About: fmt.Sprintf("a blocked example after %q: the policy blocks it by the same rule, and a shell that runs it exits first", guard)})
+					b.run("policy "+ch.Policy+" blocks"+bc.from+" (guarded): "+bc.cmd, guard+bc.cmd, nil,
+						Case{NoSurvivors: true, Features: features(guard + bc.cmd),
+							About: fmt.Sprintf("a blocked command after %q: the policy blocks it by the same rule, and a shell that runs it exits first", guard)})
 					break
 				}
 			}
-			c := Case{NoSurvivors: true}
-			if strings.TrimSpace(ex.Command) != "" && Harmless(ex.Command) != nil {
+			c := Case{NoSurvivors: true, Features: features(bc.cmd)}
+			if strings.TrimSpace(bc.cmd) != "" && Harmless(bc.cmd) != nil {
 				c.Hazard = "the policy " + ch.Policy + " blocks this command; a target that runs it anyway could do harm"
 			}
-			b.run("policy "+ch.Policy+" blocks: "+ex.Command, ex.Command, nil, c)
+			b.run("policy "+ch.Policy+" blocks"+bc.from+": "+bc.cmd, bc.cmd, nil, c)
+		}
+		if pol.Examples == nil {
+			continue
 		}
 		for _, cmd := range pol.Examples.Allowed {
-			if !chk.Check(cmd).Allowed || Harmless(cmd) != nil {
+			if !chk.Check(cmd).Allowed {
 				continue
 			}
-			b.run("policy "+ch.Policy+" allows: "+cmd, cmd, nil, Case{NoSurvivors: true})
+			c := Case{NoSurvivors: true}
+			if len(entries) == 0 {
+				c.Features = []string{"policy " + ch.Policy}
+			}
+			if err := Harmless(cmd); err != nil {
+				c.Skip = "not sent: an allowed example runs for real, and this one is not provably harmless (" + err.Error() + ")"
+			}
+			b.run("policy "+ch.Policy+" allows: "+cmd, cmd, nil, c)
 		}
 	}
 }

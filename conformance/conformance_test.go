@@ -2,45 +2,73 @@ package conformance
 
 import (
 	"context"
-	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
 
-// Every built-in variant conforms to itself: run in process, and served over the wire protocol by
-// ServeWire in another process (what `agentbash target` runs), which is trusted with the policy examples
-// as written.
-func TestBuiltinsConform(t *testing.T) {
+// runT runs the suite as subtests of t, as conformancetest.Run does (which this package cannot import).
+func runT(t *testing.T, v *spec.Variant, target Target, opts ...Option) *Report {
+	t.Helper()
+	s, err := Open(t.Context(), v, target, append(opts, TimeScale(timeScale))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			res := s.Run(t.Context(), c)
+			switch res.Status {
+			case Skip:
+				t.Skip(res.Reason)
+			case Fail:
+				t.Error(res.Text())
+			}
+		})
+	}
+	r := s.Close()
+	if r.CloseError != "" {
+		t.Errorf("closing %s: %s", target.Name(), r.CloseError)
+	}
+	return r
+}
+
+// Harness test (our runtime against itself, not a check of any other implementation): every built-in
+// variant run in process gives the reference's answers (the whole suite over the wire protocol and MCP runs
+// in cmd/agentbash, against `agentbash serve`). It checks the suite and the masking, not the contract. Every
+// spec feature is exercised, but the policy rules no command tells from the others, each reported as a
+// skipped case that says so.
+func TestHarnessBuiltinsAgainstThemselves(t *testing.T) {
 	for _, id := range variants.IDs() {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
 			v := mustVariant(t, id)
-			for _, tc := range []struct {
-				name   string
-				target Target
-				opts   []Option
-			}{
-				{"in-process", InProcess(v), nil},
-				{"wire", fakeTarget("wire", id), []Option{Trusted()}},
-			} {
-				t.Run(tc.name, func(t *testing.T) {
-					r := Run(t, v, tc.target, tc.opts...)
-					if r.Passed == 0 || !strings.HasSuffix(r.Summary(), "passed, 0 failed\n") {
-						t.Errorf("summary:\n%s", r.Summary())
-					}
-				})
+			r, err := Check(context.Background(), v, InProcess(v), Parallel(4), TimeScale(timeScale))
+			if err != nil {
+				t.Fatal(err)
 			}
+			if r.Passed == 0 || r.Failed != 0 || !r.OK() {
+				t.Errorf("summary:\n%s", r.Summary())
+			}
+			for _, f := range r.Features.Missing {
+				if !slices.ContainsFunc(r.Results, func(res Result) bool {
+					return res.Status == Skip && strings.HasSuffix(res.Case, "/"+f) && strings.HasPrefix(res.Reason, "no command exercises this rule alone")
+				}) {
+					t.Errorf("feature %q is not exercised, and no skipped case says why", f)
+				}
+			}
+			t.Logf("%s: %d passed, %d skipped, %d of %d features", id, r.Passed, r.Skipped, r.Features.Exercised, r.Features.Total)
 		})
 	}
 }
 
-// The MCP target drives an MCP server over stdio; codegensandbox is an MCP server upstream, so its
-// errors are all ToolError and every case can agree.
-func TestMCPTarget(t *testing.T) {
+// Harness test: the MCP stdio target drives our MCP server (serve.MCP) through the SDK's client, the
+// error class travelling in _meta.
+func TestHarnessMCPTarget(t *testing.T) {
 	t.Parallel()
 	v := mustVariant(t, "codegensandbox")
 	// A server is started per case: a dozen cases are enough to show the mapping.
@@ -50,7 +78,7 @@ func TestMCPTarget(t *testing.T) {
 		"Bash/missing command": true, "Bash/run in background": true, "BashOutput/unknown shell id": true,
 		"KillShell/missing shell id": true,
 	}
-	r := Run(t, v, MCP(fakeTarget("mcp", "codegensandbox").Argv...), Filter(func(c Case) bool { return some[c.Name] }))
+	r := runT(t, v, MCP(fakeTarget("mcp", "codegensandbox").Argv...), Filter(func(c Case) bool { return some[c.Name] }))
 	if r.Passed != len(some) {
 		t.Errorf("want %d cases passed:\n%s", len(some), r.Summary())
 	}
@@ -78,8 +106,8 @@ func TestPolicyCases(t *testing.T) {
 		}
 	}
 	for _, unsafe := range []string{"bash/policy deny allows: rm -r -f /nonexistent-agentbash-conformance", "bash/policy deny allows: git status"} {
-		if _, ok := names[unsafe]; ok {
-			t.Errorf("case %q sends an allowed example that is not provably harmless", unsafe)
+		if c, ok := names[unsafe]; !ok || !strings.Contains(c.Skip, "not provably harmless") {
+			t.Errorf("case %q: an allowed example that is not provably harmless must be listed as skipped: %+v", unsafe, c)
 		}
 	}
 	if c := names["bash/policy deny blocks: sudo -n true"]; c.Hazard == "" {
@@ -96,10 +124,10 @@ func TestPolicyCases(t *testing.T) {
 		skipped          int
 		failingSubstring string
 	}{
-		{name: "in process (trusted)", target: InProcess(v), passed: 9},
-		{name: "wire (untrusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), passed: 6, skipped: 3},
-		{name: "wire (trusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), opts: []Option{Trusted()}, passed: 9},
-		{name: "no policy (untrusted)", target: fakeTarget("nopolicy", "testdata/guarded.yaml"), passed: 3, failed: 3, skipped: 3,
+		{name: "in process (trusted)", target: InProcess(v), passed: 9, skipped: 2},
+		{name: "wire (untrusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), passed: 6, skipped: 5},
+		{name: "wire (trusted)", target: fakeTarget("wire", "testdata/guarded.yaml"), opts: []Option{Trusted()}, passed: 9, skipped: 2},
+		{name: "no policy (untrusted)", target: fakeTarget("nopolicy", "testdata/guarded.yaml"), passed: 3, failed: 3, skipped: 5,
 			failingSubstring: "want the error ValueError: Blocked:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,8 +151,8 @@ func TestPolicyCases(t *testing.T) {
 	}
 }
 
-// Broken third-party targets are caught, with a diff or a reason that says what is wrong, and a target
-// that hangs or crashes fails its case and does not stop the run.
+// Broken targets (stand-ins for independent implementations) are caught, with a diff or a reason that says
+// what is wrong, and a target that hangs or crashes fails its case and does not stop the run.
 func TestBrokenTargets(t *testing.T) {
 	quick := Filter(func(c Case) bool {
 		for _, s := range []string{"stdout only", "stderr only", "non-zero exit", "empty output", "unicode"} {
@@ -155,8 +183,23 @@ func TestBrokenTargets(t *testing.T) {
 		{mode: "crash", opts: []Option{quick}, failing: map[string][]string{
 			"bash/stderr only": {"died before answering request 2", "exit status 2", "panic: simulated crash"},
 		}},
-		{mode: "garbage", opts: []Option{quick}, failing: map[string][]string{
-			"bash/stdout only": {"not a JSON object", "hello from a target that forgot the protocol"},
+		{mode: "garbage", opts: []Option{quick, Deadline(2 * time.Second)}, failing: map[string][]string{
+			"bash/stdout only": {"did not answer request 1 by its deadline", "not a JSON object (skipped): hello from a target that forgot the protocol"},
+		}},
+		{mode: "late", opts: []Option{only("stdout at limit (65536 bytes)", "stdout at limit+1 (65537 bytes)")}, failing: map[string][]string{
+			"bash/stdout at limit+1 (65537 bytes)": {"$.stdout", "texts differ at byte 65536", "want 65559 bytes, got 65537 bytes"},
+		}},
+		{mode: "nomarker", opts: []Option{only("stdout at limit+1 (65537 bytes)", "stdout only")}, failing: map[string][]string{
+			"bash/stdout at limit+1 (65537 bytes)": {"$.stdout", "want 65559 bytes, got 65536 bytes", "[output truncated]"},
+		}},
+		{mode: "hangbg", opts: []Option{only("background child holding the output", "stdout only"), Deadline(3 * time.Second)}, failing: map[string][]string{
+			"bash/background child holding the output": {"did not answer request", "by its deadline", "killed it"},
+		}},
+		{mode: "leave", opts: []Option{only("stdout only", "stderr only")}, failing: map[string][]string{
+			"bash/stdout only": {"left a process running in the workspace", "sleep 3"},
+		}},
+		{mode: "errclass", opts: []Option{only("policy toolregistry_deny blocks (guarded): rm -rf /", "stdout only")}, failing: map[string][]string{
+			"bash/policy toolregistry_deny blocks (guarded): rm -rf /": {`error.type: want "ValueError", got "RuntimeError"`},
 		}},
 		{mode: "dead", opts: []Option{quick}, maxTime: 5 * time.Second, failing: map[string][]string{
 			"bash/stdout only":   {"exit status 3", "cannot start: no configuration"},
@@ -188,7 +231,7 @@ func TestBrokenTargets(t *testing.T) {
 					t.Errorf("%s: want a failure, got %+v", name, res.Status)
 					continue
 				}
-				text := res.Reason + "\n" + res.Diff
+				text := res.Text()
 				for _, s := range subs {
 					if !strings.Contains(text, s) {
 						t.Errorf("%s: the report does not say %q:\n%s", name, s, text)
@@ -202,33 +245,18 @@ func TestBrokenTargets(t *testing.T) {
 	}
 }
 
+// only keeps the cases of these names (after the tool's name and a slash).
+func only(names ...string) Option {
+	return Filter(func(c Case) bool {
+		_, name, _ := strings.Cut(c.Name, "/")
+		return slices.Contains(names, name)
+	})
+}
+
 func fmtCounts(r *Report) string {
 	s := strconv.Itoa(r.Passed) + " passed, " + strconv.Itoa(r.Failed) + " failed"
 	if r.Skipped > 0 {
 		s += ", " + strconv.Itoa(r.Skipped) + " skipped"
 	}
 	return s
-}
-
-// The Python target of the README: the suite tells what it gets right and what it does not.
-func TestPythonExampleTarget(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
-	v := mustVariant(t, "toolregistry")
-	some := map[string]bool{"bash/stdout only": true, "bash/workdir relative": true, "bash/stdout at limit+1 (65537 bytes)": true}
-	r, err := Check(context.Background(), v, Wire("python3", "testdata/toolregistry_target.py"),
-		Filter(func(c Case) bool { return some[c.Name] }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := statusOf(r)
-	if got["bash/stdout only"].Status != Pass || got["bash/workdir relative"].Status != Fail ||
-		got["bash/stdout at limit+1 (65537 bytes)"].Status != Fail {
-		t.Errorf("unexpected outcome:\n%s", r.Summary())
-	}
-	if d := got["bash/workdir relative"].Diff; !strings.Contains(d, "got the error FileNotFoundError: [Errno 2] No such file or directory: 'sub'") {
-		t.Errorf("diff:\n%s", d)
-	}
 }

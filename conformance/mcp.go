@@ -1,25 +1,37 @@
 package conformance
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentbash/agentbash/runtime/serve"
 )
 
-// mcpProtocolVersion is the MCP revision the client offers.
-const mcpProtocolVersion = "2025-06-18"
+// An MCP answer becomes an Answer this way (conformance/PROTOCOL.md says it for implementers): the text
+// items of the result's content, joined in order, are the result (for a tool whose results are JSON, the
+// text parsed as a JSON object, when it is one); isError makes the text an error whose type is the string
+// under serve.ErrorTypeKey in the result's _meta, or else structuredContent.error.type, or else ToolError; a
+// JSON-RPC error (unknown tool, invalid params) is an error of type JSONRPCError.
+const mcpNoClass = "ToolError"
 
-// MCPTarget is an MCP server over stdio (JSON-RPC 2.0, one message per line). An MCP server has one
+// MCPTarget is an MCP server over stdio, driven with the official SDK's client. An MCP server has one
 // workspace for its lifetime, so it is started for each case's workspace, with that directory as its
-// working directory and "{workspace}" in its argv replaced by the path, and initialized; tools/call
-// carries the case's parameters as arguments. The answer is the text content (for a tool whose results
-// are JSON, the text parsed as JSON); isError makes it an error of type ToolError (MCP carries no error
-// class), and a JSON-RPC error one of type JSONRPCError.
+// working directory and "{workspace}" in its argv replaced by the path, and stopped (EOF, then a kill
+// after ExitWait) once the case is judged. Lines on its stdout that are not JSON (a log line before the
+// first message) are skipped and reported as warnings.
 type MCPTarget struct {
 	// Argv is the server's program and arguments; "{workspace}" in any of them is replaced.
 	Argv []string
@@ -35,80 +47,349 @@ type MCPTarget struct {
 func MCP(argv ...string) *MCPTarget { return &MCPTarget{Argv: argv} }
 
 // Name describes the target.
-func (m *MCPTarget) Name() string { return "mcp: " + strings.Join(m.Argv, " ") }
+func (m *MCPTarget) Name() string { return "mcp stdio: " + strings.Join(m.Argv, " ") }
 
-// Open prepares the target; servers start with the first call in each workspace.
+// Open prepares the target; a server starts with the first call in each workspace.
 func (m *MCPTarget) Open(context.Context) (Conn, error) {
 	if len(m.Argv) == 0 {
 		return nil, errors.New("conformance: MCP target has no command")
 	}
-	return &mcpConn{m: m}, nil
+	return &mcpStdioConn{m: m, byWS: map[string]*mcpServer{}, warn: &warnings{}}, nil
 }
 
-type mcpConn struct {
-	m      *MCPTarget
-	p      *wireProc
-	ws     string
-	nextID int64
-	// stopErrs are servers that did not exit at EOF, reported by Close.
+// mcpStdioConn runs one server per workspace in use.
+type mcpStdioConn struct {
+	m    *MCPTarget
+	warn *warnings
+
+	mu       sync.Mutex
+	byWS     map[string]*mcpServer
 	stopErrs []error
 }
 
-// rpcMessage is any JSON-RPC 2.0 message.
-type rpcMessage struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+// mcpServer is one server process and its client session.
+type mcpServer struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stdout  *os.File
+	stderr  *os.File
+	exited  chan struct{}
+	waitErr error
+	tail    *tailBuffer
+	session *mcp.ClientSession
+	cancel  context.CancelFunc
+	stderrW sync.WaitGroup
 }
 
-type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-func (c *mcpConn) Call(ctx context.Context, req Request) (Answer, error) {
-	if c.p == nil || c.ws != req.Workspace {
-		if err := c.stop(); err != nil {
-			c.stopErrs = append(c.stopErrs, err)
+// connectMCP connects a client session within ctx's deadline; the session itself lives until the returned
+// cancel (an SSE client's event stream is bound to the context it connected with).
+func connectMCP(ctx context.Context, t mcp.Transport) (*mcp.ClientSession, context.CancelFunc, error) {
+	life, cancel := context.WithCancel(context.Background())
+	type result struct {
+		s   *mcp.ClientSession
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := mcp.NewClient(clientInfo, nil).Connect(life, t, nil)
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			cancel()
+			return nil, nil, r.err
 		}
-		if err := c.start(ctx, req.Workspace); err != nil {
+		return r.s, cancel, nil
+	case <-ctx.Done():
+		cancel()
+		if r := <-ch; r.s != nil {
+			r.s.Close()
+		}
+		return nil, nil, ctx.Err()
+	}
+}
+
+var clientInfo = &mcp.Implementation{Name: "agentbash-conformance", Version: "1"}
+
+func (c *mcpStdioConn) Call(ctx context.Context, req Request) (Answer, error) {
+	s, err := c.server(ctx, req.Workspace)
+	if err != nil {
+		return Answer{}, err
+	}
+	ans, err := callMCP(ctx, s.session, req)
+	if err != nil {
+		return Answer{}, fmt.Errorf("MCP server (pid %d): %v%s", s.cmd.Process.Pid, err, tailNote(s.tail))
+	}
+	return ans, nil
+}
+
+// server returns the workspace's server, starting it and running the initialize handshake.
+func (c *mcpStdioConn) server(ctx context.Context, ws string) (*mcpServer, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.byWS[ws]; ok {
+		return s, nil
+	}
+	argv := make([]string, len(c.m.Argv))
+	for i, a := range c.m.Argv {
+		argv[i] = strings.ReplaceAll(a, "{workspace}", ws)
+	}
+	s := &mcpServer{exited: make(chan struct{}), tail: &tailBuffer{max: 4 << 10}}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = ws, c.m.Env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeFiles(outR, outW)
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	closeFiles(outW, errW)
+	if err != nil {
+		closeFiles(outR, errR)
+		return nil, fmt.Errorf("conformance: starting the MCP server: %w", err)
+	}
+	s.cmd, s.stdin, s.stdout, s.stderr = cmd, stdin, outR, errR
+	s.stderrW.Add(1)
+	go func() {
+		defer s.stderrW.Done()
+		var dst io.Writer = s.tail
+		if c.m.Stderr != nil {
+			dst = io.MultiWriter(s.tail, c.m.Stderr)
+		}
+		_, _ = io.Copy(dst, errR)
+	}()
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.exited)
+	}()
+	t := &mcp.IOTransport{Reader: jsonLines(outR, c.warn), Writer: stdin, MaxLineLength: -1}
+	s.session, s.cancel, err = connectMCP(ctx, t)
+	if err != nil {
+		s.stop(time.Second)
+		return nil, fmt.Errorf("MCP server (pid %d) did not complete the initialize handshake: %v%s", cmd.Process.Pid, err, tailNote(s.tail))
+	}
+	c.byWS[ws] = s
+	return s, nil
+}
+
+// stop ends a server: EOF, then a kill after wait. It reports whether the server exited by itself.
+func (s *mcpServer) stop(wait time.Duration) bool {
+	if s.session != nil {
+		_ = s.session.Close()
+		s.cancel()
+	}
+	_ = s.stdin.Close()
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(wait):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		s.release()
+		return false
+	}
+	s.release()
+	return true
+}
+
+// release closes our end of the server's stdout (unblocking the reader even if a child of the server still
+// holds it) and waits for its stderr to be copied, for a bounded time (a child of the server may hold it).
+func (s *mcpServer) release() {
+	s.stdout.Close()
+	done := make(chan struct{})
+	go func() {
+		s.stderrW.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		s.stderr.Close()
+		<-done
+	}
+	s.stderr.Close()
+}
+
+// endCase stops the server of a workspace once its case is judged.
+func (c *mcpStdioConn) endCase(ws string) {
+	c.mu.Lock()
+	s, ok := c.byWS[ws]
+	delete(c.byWS, ws)
+	c.mu.Unlock()
+	if ok && !s.stop(c.m.ExitWait) {
+		c.mu.Lock()
+		c.stopErrs = append(c.stopErrs, fmt.Errorf("MCP server did not exit within %s of EOF; killed it (pid %d)", c.m.ExitWait, s.cmd.Process.Pid))
+		c.mu.Unlock()
+	}
+}
+
+// ownPIDs are the running servers, whose working directories are the cases' workspaces.
+func (c *mcpStdioConn) ownPIDs() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var pids []int
+	for _, s := range c.byWS {
+		pids = append(pids, s.cmd.Process.Pid)
+	}
+	return pids
+}
+
+func (c *mcpStdioConn) Warnings() []string { return c.warn.all() }
+
+func (c *mcpStdioConn) Close() error {
+	c.mu.Lock()
+	var wss []string
+	for ws := range c.byWS {
+		wss = append(wss, ws)
+	}
+	c.mu.Unlock()
+	for _, ws := range wss {
+		c.endCase(ws)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return errors.Join(c.stopErrs...)
+}
+
+// MCPURLTarget is an MCP server already running at a URL, over streamable HTTP or HTTP+SSE, driven with the
+// official SDK's client in one session for the run. Such a server has one workspace, Workspace, which the
+// suite empties and sets up before each case: so its cases run one at a time, and a process counts as left
+// running by a case only if it was not in the workspace before it.
+type MCPURLTarget struct {
+	// URL is the endpoint (http://127.0.0.1:8080/mcp, .../sse).
+	URL string
+	// SSE selects the HTTP+SSE transport (protocol version 2024-11-05) instead of streamable HTTP.
+	SSE bool
+	// Workspace is the directory the server serves as its workspace.
+	Workspace string
+}
+
+// MCPHTTP returns the streamable HTTP MCP server at url, serving workspace.
+func MCPHTTP(url, workspace string) *MCPURLTarget {
+	return &MCPURLTarget{URL: url, Workspace: workspace}
+}
+
+// MCPSSE returns the HTTP+SSE MCP server at url, serving workspace.
+func MCPSSE(url, workspace string) *MCPURLTarget {
+	return &MCPURLTarget{URL: url, SSE: true, Workspace: workspace}
+}
+
+// Name describes the target.
+func (m *MCPURLTarget) Name() string {
+	if m.SSE {
+		return "mcp sse: " + m.URL
+	}
+	return "mcp http: " + m.URL
+}
+
+// Open connects to the server.
+func (m *MCPURLTarget) Open(ctx context.Context) (Conn, error) {
+	if m.Workspace == "" {
+		return nil, errors.New("conformance: an MCP server at a URL needs the workspace it serves")
+	}
+	c := &mcpURLConn{m: m}
+	if err := c.connect(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type mcpURLConn struct {
+	m       *MCPURLTarget
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	cancel  context.CancelFunc
+}
+
+func (c *mcpURLConn) connect(ctx context.Context) error {
+	var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: c.m.URL, MaxRetries: -1}
+	if c.m.SSE {
+		t = &mcp.SSEClientTransport{Endpoint: c.m.URL}
+	}
+	s, cancel, err := connectMCP(ctx, t)
+	if err != nil {
+		return fmt.Errorf("conformance: connecting to %s: %w", c.m.URL, err)
+	}
+	c.session, c.cancel = s, cancel
+	return nil
+}
+
+func (c *mcpURLConn) Call(ctx context.Context, req Request) (Answer, error) {
+	c.mu.Lock()
+	if c.session == nil {
+		if err := c.connect(ctx); err != nil {
+			c.mu.Unlock()
 			return Answer{}, err
 		}
 	}
+	s := c.session
+	c.mu.Unlock()
+	ans, err := callMCP(ctx, s, req)
+	if err != nil {
+		// The session may be broken: the next call connects again.
+		c.mu.Lock()
+		if c.session == s {
+			_ = s.Close()
+			c.cancel()
+			c.session = nil
+		}
+		c.mu.Unlock()
+		return Answer{}, fmt.Errorf("MCP server at %s: %v", c.m.URL, err)
+	}
+	return ans, nil
+}
+
+func (c *mcpURLConn) fixedWorkspace() string { return c.m.Workspace }
+
+func (c *mcpURLConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session == nil {
+		return nil
+	}
+	err := c.session.Close()
+	c.cancel()
+	c.session = nil
+	return err
+}
+
+// callMCP calls a tool and reads its result as an Answer. An error is a failure to get an answer.
+func callMCP(ctx context.Context, s *mcp.ClientSession, req Request) (Answer, error) {
 	args := req.Params
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	params, _ := json.Marshal(map[string]any{"name": req.Tool, "arguments": args})
-	msg, err := c.request(ctx, "tools/call", params)
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: req.Tool, Arguments: args})
 	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return Answer{Error: toolError("JSONRPCError", rpcErr.Message)}, nil
+		}
+		if ctx.Err() != nil {
+			return Answer{}, fmt.Errorf("did not answer tools/call by its deadline (%v)", err)
+		}
 		return Answer{}, err
-	}
-	if msg.Error != nil {
-		return Answer{Error: toolError("JSONRPCError", msg.Error.Message)}, nil
-	}
-	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	if err := json.Unmarshal(msg.Result, &res); err != nil {
-		return Answer{}, c.fail(fmt.Sprintf("answered tools/call with a result that is not a CallToolResult (%v)", err))
 	}
 	var text strings.Builder
 	for _, item := range res.Content {
-		if item.Type == "text" {
-			text.WriteString(item.Text)
+		if t, ok := item.(*mcp.TextContent); ok {
+			text.WriteString(t.Text)
 		}
 	}
 	if res.IsError {
-		return Answer{Error: toolError("ToolError", text.String())}, nil
+		return Answer{Error: toolError(errorClass(res), text.String())}, nil
 	}
 	if req.Format == "json" {
 		if v, err := decodeJSON([]byte(text.String())); err == nil {
@@ -121,131 +402,53 @@ func (c *mcpConn) Call(ctx context.Context, req Request) (Answer, error) {
 	return Answer{Result: b}, nil
 }
 
-// start starts a server for the workspace and runs the initialize handshake.
-func (c *mcpConn) start(ctx context.Context, ws string) error {
-	argv := make([]string, len(c.m.Argv))
-	for i, a := range c.m.Argv {
-		argv[i] = strings.ReplaceAll(a, "{workspace}", ws)
+// errorClass is the error class an isError result names (see mcpNoClass).
+func errorClass(res *mcp.CallToolResult) string {
+	if s, ok := res.Meta[serve.ErrorTypeKey].(string); ok && s != "" {
+		return s
 	}
-	p, err := startProc(argv, ws, c.m.Env, c.m.Stderr)
-	if err != nil {
-		return err
-	}
-	c.p, c.ws = p, ws
-	params, _ := json.Marshal(map[string]any{
-		"protocolVersion": mcpProtocolVersion,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]string{"name": "agentbash-conformance", "version": "1"},
-	})
-	msg, err := c.request(ctx, "initialize", params)
-	if err != nil {
-		return err
-	}
-	if msg.Error != nil {
-		return c.fail("refused initialize: " + msg.Error.Message)
-	}
-	return c.send(rpcMessage{JSONRPC: "2.0", Method: "notifications/initialized"})
-}
-
-func (c *mcpConn) send(m rpcMessage) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	_ = c.p.stdin.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.p.stdin.Write(append(b, '\n')); err != nil {
-		return c.fail(fmt.Sprintf("could not be sent a message: %v", err))
-	}
-	return nil
-}
-
-// request sends a request and waits for its response, answering the server's own requests (ping) and
-// skipping its notifications meanwhile.
-func (c *mcpConn) request(ctx context.Context, method string, params json.RawMessage) (rpcMessage, error) {
-	c.nextID++
-	id := c.nextID
-	if err := c.send(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(fmt.Sprint(id)), Method: method, Params: params}); err != nil {
-		return rpcMessage{}, err
-	}
-	for {
-		var line []byte
-		select {
-		case b, ok := <-c.p.lines:
-			if !ok {
-				return rpcMessage{}, c.fail(fmt.Sprintf("closed its stdout before answering %s", method))
+	if m, ok := res.StructuredContent.(map[string]any); ok {
+		if e, ok := m["error"].(map[string]any); ok {
+			if s, ok := e["type"].(string); ok && s != "" {
+				return s
 			}
-			line = b
-		case <-c.p.exited:
-			select {
-			case b, ok := <-c.p.lines:
-				if ok {
-					line = b
-					break
+		}
+	}
+	return mcpNoClass
+}
+
+// jsonLines passes on the lines of r that are JSON values and drops the others, recording each as a
+// warning: real stdio servers print log lines on stdout, which the SDK's transport cannot read past.
+func jsonLines(r io.Reader, warn *warnings) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := readLine(br, maxAnswerLine)
+			if t := bytes.TrimSpace(line); len(t) > 0 {
+				if json.Valid(t) {
+					if _, werr := pw.Write(append(t, '\n')); werr != nil {
+						return
+					}
+				} else {
+					warn.add("the MCP server wrote a line that is not JSON (skipped): " + clip(string(t), 200))
 				}
-				return rpcMessage{}, c.fail(fmt.Sprintf("died before answering %s", method))
-			case <-time.After(200 * time.Millisecond):
-				return rpcMessage{}, c.fail(fmt.Sprintf("died before answering %s", method))
 			}
-		case <-ctx.Done():
-			pid := c.p.cmd.Process.Pid
-			c.p.kill()
-			note := stderrNote(c.p)
-			c.p = nil
-			return rpcMessage{}, fmt.Errorf("MCP server did not answer %s by its deadline; killed it (pid %d)%s", method, pid, note)
-		}
-		var m rpcMessage
-		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
-			return rpcMessage{}, c.fail(fmt.Sprintf("wrote a line that is not a JSON-RPC 2.0 message: %s", clip(string(line), 200)))
-		}
-		switch {
-		case m.Method != "" && len(m.ID) > 0:
-			// A request from the server: answer ping, refuse the rest.
-			reply := rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: json.RawMessage("{}")}
-			if m.Method != "ping" {
-				reply = rpcMessage{JSONRPC: "2.0", ID: m.ID, Error: &rpcError{Code: -32601, Message: "method not found"}}
+			if err != nil {
+				if err != io.EOF && !errors.Is(err, os.ErrClosed) {
+					warn.add(fmt.Sprintf("reading the MCP server's stdout: %v", err))
+				}
+				pw.CloseWithError(io.EOF)
+				return
 			}
-			if err := c.send(reply); err != nil {
-				return rpcMessage{}, err
-			}
-		case m.Method != "":
-			// A notification (log, progress): ignored.
-		case string(m.ID) == fmt.Sprint(id):
-			return m, nil
-		default:
-			return rpcMessage{}, c.fail(fmt.Sprintf("answered %s with id %s, want %d", method, clip(string(m.ID), 40), id))
 		}
-	}
+	}()
+	return pr
 }
 
-// fail kills and reaps the server and says what happened.
-func (c *mcpConn) fail(what string) error {
-	p := c.p
-	c.p = nil
-	pid := p.cmd.Process.Pid
-	p.kill()
-	return fmt.Errorf("MCP server (pid %d) %s; killed it%s", pid, what, stderrNote(p))
-}
-
-// stop ends the current server: EOF, then a kill after ExitWait.
-func (c *mcpConn) stop() error {
-	p := c.p
-	c.p = nil
-	if p == nil {
-		return nil
+func tailNote(t *tailBuffer) string {
+	if s := strings.TrimSpace(t.String()); s != "" {
+		return "; its stderr ends with:\n" + indent(s, "    ")
 	}
-	if wait, exited := p.shutdown(c.m.ExitWait); !exited {
-		return fmt.Errorf("MCP server did not exit within %s of EOF; killed it (pid %d)", wait, p.cmd.Process.Pid)
-	}
-	p.release()
-	return nil
+	return ""
 }
-
-// ownPIDs is the running server, whose working directory is the case's workspace.
-func (c *mcpConn) ownPIDs() []int {
-	if c.p == nil {
-		return nil
-	}
-	return []int{c.p.cmd.Process.Pid}
-}
-
-func (c *mcpConn) Close() error { return errors.Join(append(c.stopErrs, c.stop())...) }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 	"unicode/utf8"
 
@@ -22,19 +22,28 @@ type Option func(*options)
 type options struct {
 	trusted  bool
 	filter   func(Case) bool
+	skip     func(Case) bool
 	deadline time.Duration
 	extra    []Case
 	refOpts  []runtime.Option
 	dir      string
+	parallel int
+	tools    map[string]string
+	onResult func(Result)
+	baseline *Baseline
+	scale    float64
 }
 
-// Trusted sends the cases that carry a Hazard (policy examples a policy blocks, as written) to the target
-// too. Use it only for a target known to check its policies before anything could run a command, such as
-// `agentbash target`; without it those cases are skipped on every target but InProcess.
+// Trusted sends the cases that carry a Hazard (commands a policy blocks, as written) to the target too.
+// Use it only for a target known to check its policies before anything could run a command, such as
+// `agentbash serve`; without it those cases are skipped on every target but InProcess.
 func Trusted() Option { return func(o *options) { o.trusted = true } }
 
-// Filter runs only the cases for which keep returns true.
+// Filter runs only the cases for which keep returns true; the others are not listed.
 func Filter(keep func(Case) bool) Option { return func(o *options) { o.filter = keep } }
+
+// Exclude leaves out the cases for which drop returns true (`-skip`); they are not listed.
+func Exclude(drop func(Case) bool) Option { return func(o *options) { o.skip = drop } }
 
 // Deadline sets the time a target has to answer each request (default: the case's MaxElapsed plus 10 s);
 // past it the case fails and a wire target is killed.
@@ -54,23 +63,52 @@ func Reference(opts ...runtime.Option) Option {
 // TempDir makes the run's workspaces under dir instead of the system's temporary directory.
 func TempDir(dir string) Option { return func(o *options) { o.dir = dir } }
 
-// session is one run: the target open, a root for the workspaces, a counter for them.
-type session struct {
+// Parallel runs up to n cases at once (default 1), each on its own workspaces: the target then has up to n
+// requests in flight and must match answers by id. Ignored for a target that serves one workspace.
+func Parallel(n int) Option { return func(o *options) { o.parallel = n } }
+
+// ToolNames maps the spec's tool names to the target's, for a target that names a tool differently
+// (`-tool bash=run_command`).
+func ToolNames(m map[string]string) Option { return func(o *options) { o.tools = m } }
+
+// OnResult is called with each case's result as soon as it is judged (from the goroutine that ran it).
+func OnResult(f func(Result)) Option { return func(o *options) { o.onResult = f } }
+
+// WithBaseline judges the run against expected failures: a listed case that fails is an expected failure
+// (status xfail), a listed case that passes fails as stale, an unlisted failure fails as before.
+func WithBaseline(b *Baseline) Option { return func(o *options) { o.baseline = b } }
+
+// TimeScale multiplies every case's time bound (and so its deadline) by f, for a machine slower than the
+// bounds assume (a loaded CI runner, a race-detector build): the bounds are there to catch a target that
+// hangs, not to time it.
+func TimeScale(f float64) Option { return func(o *options) { o.scale = f } }
+
+// Session is one run of the suite against a target: the target open, a root for the workspaces, the cases.
+// Check runs a whole session; conformancetest runs one case per subtest with it.
+type Session struct {
 	v       *spec.Variant
 	target  Target
 	conn    Conn
 	o       options
 	root    string
-	n       int
 	trusted bool
 	cases   []Case
 	started time.Time
+	fixedWS string
+
+	mu     sync.Mutex
+	n      int
+	report *Report
 }
 
-func open(ctx context.Context, v *spec.Variant, target Target, opts []Option) (*session, error) {
-	s := &session{v: v, target: target, started: time.Now()}
+// Open starts a session: it checks that the reference can run v, derives the cases and opens the target.
+func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (*Session, error) {
+	s := &Session{v: v, target: target, started: time.Now()}
 	for _, o := range opts {
 		o(&s.o)
+	}
+	if s.o.parallel < 1 {
+		s.o.parallel = 1
 	}
 	// The spec must compile for the reference to run at all.
 	probe, err := runtime.New(v, s.o.refOpts...)
@@ -79,7 +117,10 @@ func open(ctx context.Context, v *spec.Variant, target Target, opts []Option) (*
 	}
 	probe.Close()
 	for _, c := range append(Cases(v), s.o.extra...) {
-		if s.o.filter == nil || s.o.filter(c) {
+		if s.o.scale > 0 {
+			c.MaxElapsed = time.Duration(float64(c.MaxElapsed) * s.o.scale)
+		}
+		if (s.o.filter == nil || s.o.filter(c)) && (s.o.skip == nil || !s.o.skip(c)) {
 			s.cases = append(s.cases, c)
 		}
 	}
@@ -100,92 +141,75 @@ func open(ctx context.Context, v *spec.Variant, target Target, opts []Option) (*
 		os.RemoveAll(s.root)
 		return nil, fmt.Errorf("conformance: opening %s: %w", target.Name(), err)
 	}
+	if f, ok := s.conn.(fixedWorkspacer); ok {
+		s.fixedWS = f.fixedWorkspace()
+		s.o.parallel = 1
+	}
+	s.report = &Report{Variant: v.ID, Target: target.Name()}
+	if s.fixedWS != "" && len(s.fixedWS) < len(s.workspace(1, 'r')) {
+		s.report.Warnings = append(s.report.Warnings, fmt.Sprintf("the target's workspace %s is shorter than the reference's %s: a result that shows the path and is cut at a limit may be cut elsewhere (serve a longer path)",
+			s.fixedWS, s.workspace(1, 'r')))
+	}
 	return s, nil
 }
 
-func (s *session) close() error {
-	err := s.conn.Close()
-	os.RemoveAll(s.root)
-	return err
-}
+// Cases are the cases the session runs, in order.
+func (s *Session) Cases() []Case { return s.cases }
 
-// format is a tool's result format.
-func (s *session) format(tool string) string {
-	if t := s.v.Tool(tool); t != nil {
-		return string(t.Results.Format)
+// Close ends the target and the session and returns the report: every result in case order, the
+// groups, the features exercised, the target's warnings, and the baseline's verdict.
+func (s *Session) Close() *Report {
+	r := s.report
+	if w, ok := s.conn.(Warner); ok {
+		r.Warnings = w.Warnings()
 	}
-	return ""
-}
-
-func (s *session) report() *Report {
-	return &Report{Variant: s.v.ID, Target: s.target.Name()}
+	if err := s.conn.Close(); err != nil {
+		r.CloseError = err.Error()
+	}
+	os.RemoveAll(s.root)
+	order := map[string]int{}
+	for i, c := range s.cases {
+		order[c.Name] = i
+	}
+	slices.SortStableFunc(r.Results, func(a, b Result) int { return order[a.Case] - order[b.Case] })
+	r.summarize(s.v, s.cases)
+	if s.o.baseline != nil {
+		r.Stale = s.o.baseline.stale(append(Cases(s.v), s.o.extra...))
+	}
+	r.ElapsedMS = time.Since(s.started).Milliseconds()
+	return r
 }
 
 // Check runs every case of v (as Cases derives them, filtered and extended by the options) on the
 // reference and on the target, and reports. The error is for a run that could not start: a spec the
 // runtime cannot compile, a target that cannot be started.
 func Check(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (*Report, error) {
-	s, err := open(ctx, v, target, opts)
+	s, err := Open(ctx, v, target, opts...)
 	if err != nil {
 		return nil, err
 	}
-	r := s.report()
+	sem := make(chan struct{}, s.o.parallel)
+	var wg sync.WaitGroup
 	for _, c := range s.cases {
 		if ctx.Err() != nil {
 			break
 		}
-		r.add(s.run(ctx, c))
-	}
-	if err := s.close(); err != nil {
-		r.CloseError = err.Error()
-	}
-	r.ElapsedMS = time.Since(s.started).Milliseconds()
-	return r, nil
-}
-
-// Run runs every case of v on the reference and on target as subtests of t (in order: a target answers
-// one call at a time), failing each case whose answer or properties differ, skipping the cases not sent.
-// It returns the report.
-func Run(t *testing.T, v *spec.Variant, target Target, opts ...Option) *Report {
-	t.Helper()
-	ctx := t.Context()
-	s, err := open(ctx, v, target, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := s.report()
-	for _, c := range s.cases {
-		t.Run(c.Name, func(t *testing.T) {
-			res := s.run(ctx, c)
-			r.add(res)
-			switch res.Status {
-			case Skip:
-				t.Skip(res.Reason)
-			case Fail:
-				t.Error(failureText(res))
-			}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			s.Run(ctx, c)
 		})
 	}
-	if err := s.close(); err != nil {
-		r.CloseError = err.Error()
-		t.Errorf("closing %s: %v", target.Name(), err)
-	}
-	r.ElapsedMS = time.Since(s.started).Milliseconds()
-	return r
+	wg.Wait()
+	return s.Close(), nil
 }
 
-func failureText(res Result) string {
-	var parts []string
-	if len(res.Params) > 0 {
-		parts = append(parts, "params: "+clip(string(res.Params), 300))
+// format is a tool's result format.
+func (s *Session) format(tool string) string {
+	if t := s.v.Tool(tool); t != nil {
+		return string(t.Results.Format)
 	}
-	for _, p := range []string{res.Reason, res.Diff} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	parts = append(parts, res.Problems...)
-	return strings.Join(parts, "\n")
+	return ""
 }
 
 // side is one run of a case: the reference's or the target's.
@@ -198,19 +222,52 @@ type side struct {
 	left    []string // processes left running in the workspace
 }
 
-// run runs one case on both sides and judges it.
-func (s *session) run(ctx context.Context, c Case) Result {
-	res := Result{Case: c.Name, Tool: c.Tool}
+// Run runs one case on both sides, judges it, records the result in the report and returns it. It is
+// safe for concurrent use when the session is Parallel.
+func (s *Session) Run(ctx context.Context, c Case) Result {
+	res := s.run(ctx, c)
+	if s.o.baseline != nil {
+		res = s.o.baseline.judge(res)
+	}
+	s.mu.Lock()
+	s.report.add(res)
+	s.mu.Unlock()
+	if s.o.onResult != nil {
+		s.o.onResult(res)
+	}
+	return res
+}
+
+func (s *Session) run(ctx context.Context, c Case) Result {
+	res := Result{Case: c.Name, Tool: c.Tool, Group: c.Group}
+	if c.Skip != "" {
+		res.Status, res.Reason = Skip, c.Skip
+		return res
+	}
 	if c.Hazard != "" && !s.trusted {
 		res.Status = Skip
 		res.Reason = "not sent: " + c.Hazard + " (send it only to a target that checks policies first: Trusted, -trusted)"
 		return res
 	}
+	s.mu.Lock()
 	s.n++
-	ref := &side{ws: filepath.Join(s.root, fmt.Sprintf("r%04d", s.n))}
-	tgt := &side{ws: filepath.Join(s.root, fmt.Sprintf("t%04d", s.n))}
+	n := s.n
+	s.mu.Unlock()
+	// Each case has its own directory of workspaces, so that what a command sees of the workspace's parent
+	// (ls -la ..) does not depend on the cases running beside it.
+	ref := &side{ws: s.workspace(n, 'r')}
+	tgt := &side{ws: s.workspace(n, 't')}
+	defer os.RemoveAll(filepath.Dir(ref.ws))
+	if s.fixedWS != "" {
+		tgt.ws = s.fixedWS
+		if err := emptyDir(tgt.ws); err != nil {
+			res.Status, res.Reason = Fail, "emptying the target's workspace: "+err.Error()
+			return res
+		}
+	} else {
+		defer os.RemoveAll(tgt.ws)
+	}
 	defer os.RemoveAll(ref.ws)
-	defer os.RemoveAll(tgt.ws)
 	for _, sd := range []*side{ref, tgt} {
 		if err := setup(sd.ws, c.Setup); err != nil {
 			res.Status, res.Reason = Fail, "setting up the workspace: "+err.Error()
@@ -219,8 +276,7 @@ func (s *session) run(ctx context.Context, c Case) Result {
 	}
 	params := c.Params
 	if c.Size != nil {
-		probe := filepath.Join(s.root, fmt.Sprintf("p%04d", s.n))
-		defer os.RemoveAll(probe)
+		probe := s.workspace(n, 'p')
 		p, err := s.calibrate(ctx, c, probe)
 		if err != nil {
 			res.Status, res.Reason = Fail, "calibrating the output size on the reference: "+err.Error()
@@ -230,6 +286,15 @@ func (s *session) run(ctx context.Context, c Case) Result {
 	}
 	ref.params, tgt.params = withWorkspace(params, ref.ws), withWorkspace(params, tgt.ws)
 	res.Params = tgt.params
+	res.Features = caseFeatures(c)
+	tool := c.Tool
+	if to, ok := s.o.tools[tool]; ok {
+		tool = to
+	}
+	var before []int
+	if s.fixedWS != "" && c.NoSurvivors {
+		before = pidsIn(tgt.ws)
+	}
 
 	deadline := s.o.deadline
 	if deadline == 0 {
@@ -256,14 +321,17 @@ func (s *session) run(ctx context.Context, c Case) Result {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
 		start := time.Now()
-		tgt.ans, tgt.err = s.conn.Call(cctx, Request{Tool: c.Tool, Params: tgt.params, Workspace: tgt.ws, Format: s.format(c.Tool)})
+		tgt.ans, tgt.err = s.conn.Call(cctx, Request{Tool: tool, Params: tgt.params, Workspace: tgt.ws, Format: s.format(c.Tool)})
 		tgt.elapsed = time.Since(start)
 		if c.NoSurvivors && tgt.err == nil {
-			var own []int
+			own := before
 			if o, ok := s.conn.(ownProcesses); ok {
-				own = o.ownPIDs()
+				own = append(own, o.ownPIDs()...)
 			}
 			tgt.left = survivors(tgt.ws, own...)
+		}
+		if e, ok := s.conn.(caseEnder); ok {
+			e.endCase(tgt.ws)
 		}
 	})
 	wg.Wait()
@@ -300,9 +368,21 @@ func (s *session) run(ctx context.Context, c Case) Result {
 	return res
 }
 
+// workspace is the path of case n's workspace of a kind (r the reference's, t the target's, p a probe):
+// <root>/<n>/<kind>, padded so that it is as long as the target's fixed workspace, when it has one (a
+// result that shows the path, then cut at a limit, is cut at the same place).
+func (s *Session) workspace(n int, kind byte) string {
+	dir := filepath.Join(s.root, fmt.Sprintf("%04d", n))
+	name := string(kind)
+	if pad := len(s.fixedWS) - len(dir) - 1 - len(name); s.fixedWS != "" && pad > 0 {
+		name += strings.Repeat("_", pad)
+	}
+	return filepath.Join(dir, name)
+}
+
 // calibrate chooses a sized case's count: it runs the reference on a probe workspace with a small count,
 // measures the rendered result, and returns the parameters whose result will be Size.Want units long.
-func (s *session) calibrate(ctx context.Context, c Case, probe string) (json.RawMessage, error) {
+func (s *Session) calibrate(ctx context.Context, c Case, probe string) (json.RawMessage, error) {
 	const small = 16
 	if err := setup(probe, c.Setup); err != nil {
 		return nil, err
@@ -321,7 +401,7 @@ func (s *session) calibrate(ctx context.Context, c Case, probe string) (json.Raw
 		return nil, fmt.Errorf("sized cases need a text result: %w", err)
 	}
 	length := len(text)
-	if c.Size.Unit == "chars" {
+	if c.Size.Unit == spec.Chars {
 		length = utf8.RuneCountInString(text)
 	}
 	count := small + c.Size.Want - length
@@ -343,6 +423,23 @@ func withWorkspace(params json.RawMessage, ws string) json.RawMessage {
 	s := strings.ReplaceAll(string(params), WorkspaceToken, esc)
 	s = strings.ReplaceAll(s, `\u003cWORKSPACE\u003e`, esc)
 	return json.RawMessage(s)
+}
+
+// emptyDir removes everything in dir (creating it if it is missing).
+func emptyDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setup makes the workspace and its entries.

@@ -59,3 +59,15 @@ func scanProcs(ws string, exclude []int) []string {
 func under(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
+
+// pidsIn lists the processes whose working directory is ws or below it now.
+func pidsIn(ws string) []int {
+	var pids []int
+	for _, p := range scanProcs(ws, nil) {
+		var pid int
+		if _, err := fmt.Sscanf(p, "pid %d", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

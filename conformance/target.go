@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"sync"
+	"math"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/serve"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -21,7 +20,8 @@ type Target interface {
 	Open(ctx context.Context) (Conn, error)
 }
 
-// Conn is an open target. The suite calls it from one goroutine at a time.
+// Conn is an open target. The suite calls it from one goroutine at a time, unless the run is Parallel:
+// then it must be safe for concurrent use (the built-in targets are).
 type Conn interface {
 	// Call sends one tool call with workspace as the workspace root and returns the target's answer. An
 	// error means the target gave no answer (it crashed, hung past ctx's deadline, or broke the protocol);
@@ -40,6 +40,17 @@ type Trusting interface {
 // ownProcesses is implemented by conns whose own processes run in a case's workspace (an MCP server, started
 // there): they are not processes a call left running.
 type ownProcesses interface{ ownPIDs() []int }
+
+// caseEnder is implemented by conns that hold something per workspace (an MCP stdio server) to release once
+// the case is judged.
+type caseEnder interface{ endCase(workspace string) }
+
+// fixedWorkspacer is implemented by conns whose target serves one workspace for the whole run (an MCP server
+// at a URL): the suite empties and sets it up before each case, and runs the cases one at a time.
+type fixedWorkspacer interface{ fixedWorkspace() string }
+
+// Warner is implemented by conns that tolerate what a target did but report it (a log line on stdout).
+type Warner interface{ Warnings() []string }
 
 // Request is one call, as the wire protocol sends it (without the id).
 type Request struct {
@@ -69,62 +80,6 @@ func answerOf(res json.RawMessage, err error) (Answer, error) {
 	return Answer{Result: res}, nil
 }
 
-// engines runs a variant with one engine per workspace, created on first use and all closed together.
-type engines struct {
-	v    *spec.Variant
-	opts []runtime.Option
-
-	mu     sync.Mutex
-	byDir  map[string]*runtime.Engine
-	closed bool
-}
-
-func newEngines(v *spec.Variant, opts []runtime.Option) *engines {
-	return &engines{v: v, opts: opts, byDir: map[string]*runtime.Engine{}}
-}
-
-func (es *engines) get(workspace string) (*runtime.Engine, error) {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	if es.closed {
-		return nil, errors.New("conformance: engines are closed")
-	}
-	if e, ok := es.byDir[workspace]; ok {
-		return e, nil
-	}
-	e, err := runtime.New(es.v, append(slices.Clone(es.opts), runtime.WithWorkspace(workspace))...)
-	if err != nil {
-		return nil, err
-	}
-	es.byDir[workspace] = e
-	return e, nil
-}
-
-func (es *engines) call(ctx context.Context, req Request) (Answer, error) {
-	if req.Workspace == "" {
-		return Answer{}, errors.New("conformance: request has no workspace")
-	}
-	e, err := es.get(req.Workspace)
-	if err != nil {
-		return Answer{}, err
-	}
-	return answerOf(e.Call(ctx, req.Tool, req.Params))
-}
-
-// close closes every engine (killing and reaping what they left running), in a stable order.
-func (es *engines) close() error {
-	es.mu.Lock()
-	es.closed = true
-	all := es.byDir
-	es.byDir = map[string]*runtime.Engine{}
-	es.mu.Unlock()
-	var errs []error
-	for _, dir := range slices.Sorted(maps.Keys(all)) {
-		errs = append(errs, all[dir].Close())
-	}
-	return errors.Join(errs...)
-}
-
 // InProcess is the variant run by this module's runtime in this process: the reference itself, useful to
 // check the suite and a spec (and, with runtime options such as WithShell, the runtime on another shell).
 func InProcess(v *spec.Variant, opts ...runtime.Option) Target {
@@ -140,12 +95,12 @@ func (p *inProcess) Name() string              { return fmt.Sprintf("in-process 
 func (p *inProcess) ChecksPoliciesFirst() bool { return true }
 
 func (p *inProcess) Open(context.Context) (Conn, error) {
-	return &inProcessConn{es: newEngines(p.v, p.opts)}, nil
+	return &inProcessConn{pool: serve.NewPool(p.v, serve.PoolOptions{Runtime: p.opts, MaxEngines: math.MaxInt, IdleTimeout: -1})}, nil
 }
 
-type inProcessConn struct{ es *engines }
+type inProcessConn struct{ pool *serve.Pool }
 
 func (c *inProcessConn) Call(ctx context.Context, req Request) (Answer, error) {
-	return c.es.call(ctx, req)
+	return answerOf(c.pool.Call(ctx, req.Workspace, req.Tool, req.Params))
 }
-func (c *inProcessConn) Close() error { return c.es.close() }
+func (c *inProcessConn) Close() error { return c.pool.Close() }

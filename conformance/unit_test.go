@@ -1,11 +1,8 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,11 +233,11 @@ func TestCases(t *testing.T) {
 // 5,001 it is cut.
 func TestSizedCasesHitTheLimit(t *testing.T) {
 	v := mustVariant(t, "tunacode")
-	s, err := open(context.Background(), v, InProcess(v), []Option{Filter(func(c Case) bool { return c.Size != nil })})
+	s, err := Open(context.Background(), v, InProcess(v), Filter(func(c Case) bool { return c.Size != nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.close()
+	defer s.Close()
 	if len(s.cases) != 3 {
 		t.Fatalf("want 3 sized cases, got %d", len(s.cases))
 	}
@@ -275,71 +272,6 @@ func TestSizedCasesHitTheLimit(t *testing.T) {
 				t.Errorf("%s: not cut (%d chars)", c.Name, n)
 			}
 		}
-	}
-}
-
-func TestServeWire(t *testing.T) {
-	v := mustVariant(t, "codegensandbox")
-	ws1, ws2 := t.TempDir(), t.TempDir()
-	req := func(id int, ws, params string) string {
-		b, _ := json.Marshal(map[string]any{"id": id, "tool": "Bash", "params": json.RawMessage(params), "workspace": ws})
-		return string(b) + "\n"
-	}
-	in := strings.Join([]string{
-		req(1, ws1, `{"command":"pwd","description":"d"}`),
-		"\n", // blank lines are skipped
-		"{not json\n",
-		req(2, ws2, `{"command":"pwd","description":"d"}`),
-		req(3, ws1, `{"command":"","description":"d"}`),
-		`{"id":4,"tool":"Nope","params":{},"workspace":"` + ws1 + `"}` + "\n",
-		req(5, ws1, `{"command":"sleep 30","description":"d","run_in_background":true}`),
-		// The last request has no newline: it is answered too.
-		strings.TrimSuffix(req(6, ws2, `{"command":"echo '<&>'","description":"d"}`), "\n"),
-	}, "")
-	var out bytes.Buffer
-	if err := ServeWire(context.Background(), v, strings.NewReader(in), &out); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	want := []string{
-		`{"id":1,"result":"` + ws1 + `\n"}`,
-		`{"id":null,"error":{"type":"ProtocolError","message":"request is not a JSON object: invalid character 'n' looking for beginning of object key string"}}`,
-		`{"id":2,"result":"` + ws2 + `\n"}`,
-		`{"id":3,"error":{"type":"ToolError","message":"command is required"}}`,
-		`{"id":4,"error":{"type":"Error","message":"agentbash: variant codegensandbox has no tool \"Nope\""}}`,
-		"background",
-		`{"id":6,"result":"<&>\n"}`,
-	}
-	if len(lines) != len(want) {
-		t.Fatalf("got %d answers, want %d:\n%s", len(lines), len(want), out.String())
-	}
-	for i, w := range want {
-		if w == "background" {
-			if !strings.HasPrefix(lines[i], `{"id":5,"result":"shell_id: `) {
-				t.Errorf("answer %d = %s", i, lines[i])
-			}
-			continue
-		}
-		if lines[i] != w {
-			t.Errorf("answer %d =\n%s\nwant\n%s", i, lines[i], w)
-		}
-	}
-	// The background sleep was killed and reaped when ServeWire returned.
-	if left := survivors(ws1); len(left) > 0 {
-		t.Errorf("left running: %v", left)
-	}
-}
-
-func TestServeWireStopsWithItsContext(t *testing.T) {
-	v := mustVariant(t, "rye")
-	ctx, cancel := context.WithCancel(context.Background())
-	r, w := io.Pipe()
-	defer w.Close()
-	done := make(chan error, 1)
-	go func() { done <- ServeWire(ctx, v, r, &bytes.Buffer{}) }()
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("ServeWire = %v, want context.Canceled", err)
 	}
 }
 

@@ -248,10 +248,15 @@ func runExample(t *testing.T, ex *example, base *example) {
 	}
 }
 
-// workspace makes the workspace calls run in: a directory src and a file notes.txt.
+// workspace makes the workspace calls run in, named project (the name a single workspace goes by): a
+// directory src and a file notes.txt.
 func workspace(t *testing.T) string {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(dir, "project")
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {

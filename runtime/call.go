@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,11 +35,27 @@ type call struct {
 	timeout     time.Duration
 	workdirDone bool
 	cwd         string
+	// workspaceDone: the workspace parameter was resolved (applyWorkspace).
+	workspaceDone bool
 	// cwdEmpty: the working directory is "" and cannot be changed into (workdir.empty_fails_spawn).
 	cwdEmpty bool
 
 	// snaps are the stream snapshots the result was rendered from (for result-level truncation).
 	snaps snapshots
+
+	// argv is a command given as an array (on_type argv): its elements follow the shell's argv.
+	argv []string
+	// deferred are the on_type failures raised when the command would start (when: run), in order.
+	deferred []deferredFail
+	// workspace is the workspace the call runs in: the engine's default, or the one it named.
+	workspace string
+}
+
+// deferredFail is an on_type failure raised when the command would start.
+type deferredFail struct {
+	param string
+	value any
+	f     *spec.Failure
 }
 
 // errFailed ends a call whose failure has already been rendered.
@@ -50,11 +67,16 @@ type failed struct {
 func (f *failed) Error() string { return "failed" }
 
 func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
-	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.e.cfg.workspace, Shell: firstArg(c.e.cfg.argv)}
+	c.workspace = c.e.cfg.workspace
+	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv)}
 	defer func() {
 		var f *failed
 		if errors.As(err, &f) {
 			res, err = f.res, f.err
+		}
+		var te *ToolError
+		if errors.As(err, &te) && c.e.redact.applies(c.t.spec.Name) && c.e.redact.errors {
+			err = &ToolError{Type: te.Type, Message: c.e.redact.text(te.Message)}
 		}
 	}()
 	if err := c.parseParams(raw); err != nil {
@@ -68,8 +90,16 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	if err := c.applyTimeout(); err != nil {
 		return nil, err
 	}
+	if err := c.applyWorkspace(); err != nil {
+		return nil, err
+	}
 	if err := c.applyWorkdir(); err != nil {
 		return nil, err
+	}
+	if len(c.deferred) > 0 {
+		d := c.deferred[0]
+		c.data.Param, c.data.Value = d.param, d.value
+		return nil, c.fail(d.f)
 	}
 	switch c.t.spec.Kind {
 	case spec.KindPoll:
@@ -117,6 +147,15 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			return c.invalid("(params)", "must be a JSON object")
 		}
 		c.params = m
+		if f := c.t.spec.UnknownParams; f != nil {
+			// The first the model sent that the tool does not declare, as Python names it.
+			for _, k := range objectKeys(raw) {
+				if c.t.spec.ParamNamed(k) == nil {
+					c.data.Param = k
+					return c.fail(f)
+				}
+			}
+		}
 	}
 	checked := map[string]bool{}
 	for i := range c.t.spec.Checks {
@@ -129,6 +168,28 @@ func (c *call) parseParams(raw json.RawMessage) error {
 	for i := range c.t.spec.Params {
 		p := &c.t.spec.Params[i]
 		v, ok := c.params[p.Name]
+		if ok {
+			if o, typed := c.onType(p, v); typed {
+				switch {
+				case o.Fail != nil && o.When == "run":
+					c.deferred = append(c.deferred, deferredFail{param: p.Name, value: v, f: o.Fail})
+				case o.Fail != nil:
+					c.data.Param, c.data.Value = p.Name, v
+					return c.fail(o.Fail)
+				case o.Absent:
+					ok = false
+					delete(c.params, p.Name) // nothing downstream sees it
+				case o.Argv:
+					if err := c.argvCommand(o, v); err != nil {
+						return err
+					}
+				}
+				if ok {
+					c.present[p.Name] = true
+					continue // accepted, or an argv command
+				}
+			}
+		}
 		if ok && v == nil && !p.Nullable {
 			if c.t.spec.NullParams == spec.NullInvalid {
 				return c.invalid(p.Name, "must not be null")
@@ -150,15 +211,110 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		if v == nil || p.Lenient {
 			continue
 		}
+		if m, isMap := v.(map[string]any); isMap && p.Type == spec.TypeObject && p.InvalidEntries == "drop" {
+			for k, x := range m {
+				if _, isStr := x.(string); !isStr {
+					delete(m, k) // a host that keeps only the string pairs
+				}
+			}
+		}
 		if problem := typeProblem(p.Type, v); problem != "" {
 			return c.invalid(p.Name, problem)
 		}
 	}
 	c.data.Params = filled
-	if p := c.t.spec.Param(spec.RoleCommand); p != nil {
+	if p := c.t.spec.Param(spec.RoleCommand); p != nil && c.argv == nil {
 		c.data.Command, _ = c.params[p.Name].(string)
 	}
 	return nil
+}
+
+// onType finds what a value of an unexpected JSON type does (the parameter's on_type), if it says.
+func (c *call) onType(p *spec.Param, v any) (spec.TypeOutcome, bool) {
+	if len(p.OnType) == 0 {
+		return spec.TypeOutcome{}, false
+	}
+	if v != nil && typeProblem(p.Type, v) == "" {
+		return spec.TypeOutcome{}, false
+	}
+	if v == nil && p.Nullable {
+		return spec.TypeOutcome{}, false
+	}
+	o, ok := p.OnType[jsonType(v)]
+	return o, ok
+}
+
+// argvCommand takes a command given as an array: its elements follow the shell's argv.
+func (c *call) argvCommand(o spec.TypeOutcome, v any) error {
+	list, _ := v.([]any)
+	c.argv = []string{}
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			c.argv = nil
+			if o.ElementFail != nil && o.When == "run" {
+				c.deferred = append(c.deferred, deferredFail{param: c.t.spec.Param(spec.RoleCommand).Name, value: x, f: o.ElementFail})
+				return nil
+			}
+			c.data.Value = x
+			if o.ElementFail != nil {
+				return c.fail(o.ElementFail)
+			}
+			return c.invalid(c.t.spec.Param(spec.RoleCommand).Name, "must be an array of strings")
+		}
+		c.argv = append(c.argv, s)
+	}
+	if len(c.argv) > 0 {
+		c.data.Command = c.argv[0]
+	}
+	return nil
+}
+
+// jsonType names a decoded JSON value's type as on_type does.
+func jsonType(v any) string {
+	switch n := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		if _, err := n.Int64(); err == nil {
+			return "integer"
+		}
+		if f, err := n.Float64(); err == nil && f == math.Trunc(f) {
+			return "integer"
+		}
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "unknown"
+}
+
+// objectKeys lists a JSON object's keys in the order they were written.
+func objectKeys(raw []byte) []string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
 }
 
 func typeProblem(typ spec.Type, v any) string {
@@ -226,6 +382,8 @@ func (c *call) check(ch *spec.Check) error {
 		return c.applyTimeout()
 	case ch.Workdir:
 		return c.applyWorkdir()
+	case ch.Workspace:
+		return c.applyWorkspace()
 	case ch.Policy != "":
 		chk, ok := c.e.policies[ch.Policy]
 		if !ok {
@@ -274,9 +432,15 @@ func (c *call) applyTimeout() error {
 		c.data.Timeout = raw
 		// A value that is not a number reaches here only through a lenient parameter, and then keeps the
 		// default (timeout.invalid: default).
-		if n, ok := raw.(json.Number); ok {
+		switch n := raw.(type) {
+		case json.Number:
 			if f, err := n.Float64(); err == nil {
 				value = f
+			}
+		case bool: // accepted (on_type boolean: accept): Python's True + 0.5 is 1.5
+			value = 0
+			if n {
+				value = 1
 			}
 		}
 	}
@@ -298,6 +462,9 @@ func (c *call) applyTimeout() error {
 			}
 			value = math.Max(lo, math.Min(hi, value))
 		}
+	}
+	if o := tm.Overflow; o != nil && value > o.Above {
+		value = o.Use // the host's timer runs a delay it cannot hold as this
 	}
 	if value <= 0 {
 		if tm.NonPositive == spec.NonPositiveDefault {
@@ -321,7 +488,10 @@ func (c *call) applyWorkdir() error {
 		return nil
 	}
 	c.workdirDone = true
-	ws := c.e.cfg.workspace
+	if err := c.applyWorkspace(); err != nil {
+		return err
+	}
+	ws := c.workspace
 	c.cwd = ws
 	// The default is reported as getcwd() reports a process's directory: physical, symlinks resolved.
 	c.data.Cwd = resolveLenient(ws)
@@ -377,6 +547,45 @@ func (c *call) applyWorkdir() error {
 		}
 	}
 	return nil
+}
+
+// applyWorkspace resolves the workspace parameter once, at its place in the checks or before running: the
+// workspace it names, or the default.
+func (c *call) applyWorkspace() error {
+	if c.workspaceDone {
+		return nil
+	}
+	c.workspaceDone = true
+	ws, p := c.t.spec.Workspaces, c.t.spec.Param(spec.RoleWorkspace)
+	if ws == nil || p == nil {
+		return nil
+	}
+	named := c.e.cfg.named
+	names := make([]string, len(named))
+	for i, w := range named {
+		names[i] = w.Name
+	}
+	slices.Sort(names)
+	c.data.Configured = strings.Join(names, ", ")
+	name := c.str(p.Name)
+	if ws.Trim {
+		name = strings.TrimSpace(name)
+	}
+	if name == "" {
+		if len(named) > 1 && ws.Ambiguous != nil {
+			c.data.Max = float64(len(named))
+			return c.fail(ws.Ambiguous)
+		}
+		return nil
+	}
+	for _, w := range named {
+		if w.Name == name {
+			c.workspace, c.data.Workspace = w.Dir, w.Dir
+			return nil
+		}
+	}
+	c.data.Name = name
+	return c.fail(ws.Unknown)
 }
 
 // resolveLenient follows symlinks as far as the path exists and appends the rest (Python's

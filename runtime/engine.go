@@ -43,6 +43,7 @@ type Option func(*config)
 
 type config struct {
 	workspace string
+	named     []Workspace // WithWorkspaces
 	env       []string
 	envSet    bool
 	argv      []string
@@ -53,6 +54,23 @@ type config struct {
 // WithWorkspace sets the workspace root: the default working directory and the confinement root.
 // Default: the process's working directory.
 func WithWorkspace(dir string) Option { return func(c *config) { c.workspace = dir } }
+
+// Workspace is a named workspace root, for a tool whose workspace parameter picks one (WithWorkspaces).
+type Workspace struct {
+	Name, Dir string
+}
+
+// WithWorkspaces configures several named workspaces; the first is the default (the workspace of a call
+// that names none, and of tools without a workspace parameter). Without it the one workspace
+// (WithWorkspace) is named after its directory's base name.
+func WithWorkspaces(ws ...Workspace) Option {
+	return func(c *config) {
+		c.named = append([]Workspace(nil), ws...)
+		if len(ws) > 0 {
+			c.workspace = ws[0].Dir
+		}
+	}
+}
 
 // WithEnv sets the environment commands inherit (default os.Environ()).
 func WithEnv(env []string) Option {
@@ -80,6 +98,7 @@ type Engine struct {
 	tools    map[string]*tool
 	policies map[string]policy.Checker
 	bg       *registry
+	redact   *redactor
 
 	mu     sync.Mutex
 	closed bool
@@ -106,6 +125,14 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.cfg.workspace = abs
+	if len(e.cfg.named) == 0 {
+		e.cfg.named = []Workspace{{Name: filepath.Base(abs), Dir: abs}}
+	}
+	for i := range e.cfg.named {
+		if e.cfg.named[i].Dir, err = filepath.Abs(e.cfg.named[i].Dir); err != nil {
+			return nil, err
+		}
+	}
 	if !e.cfg.envSet {
 		e.cfg.env = os.Environ()
 	}
@@ -123,6 +150,9 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		e.tools[v.Tools[i].Name] = compileTool(v, &v.Tools[i])
 	}
 	e.bg = newRegistry(v.Background)
+	if e.redact, err = newRedactor(v.Redact); err != nil {
+		return nil, fmt.Errorf("%s: redact: %w", v.File, err)
+	}
 	return e, nil
 }
 
@@ -150,6 +180,16 @@ func (e *Engine) Call(ctx context.Context, toolName string, params json.RawMessa
 	}
 	t, ok := e.tools[toolName]
 	if !ok {
+		if f := e.v.UnknownTool; f != nil {
+			msg, err := spec.ParseTemplate("unknown_tool", f.Message)
+			if err == nil {
+				var text string
+				if text, err = spec.Execute(msg, &spec.Data{Tool: toolName}); err == nil {
+					return nil, &ToolError{Type: f.Type, Message: text}
+				}
+			}
+			return nil, err
+		}
 		return nil, fmt.Errorf("agentbash: variant %s has no tool %q", e.v.ID, toolName)
 	}
 	c := &call{e: e, t: t, ctx: ctx, started: time.Now()}

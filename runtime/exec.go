@@ -101,6 +101,9 @@ func (s *streams) close() {
 func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
 	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	if c.argv != nil {
+		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
+	}
 	background := c.wantsBackground()
 	env := c.env()
 	st := newStreams(t)
@@ -114,7 +117,8 @@ func (c *call) exec() (json.RawMessage, error) {
 			stdout, stderr = c.e.cfg.terminal, c.e.cfg.terminal
 		}
 	}
-	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined, Grace: c.e.v.Shell.GraceDuration()}
+	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined,
+		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
@@ -133,6 +137,14 @@ func (c *call) exec() (json.RawMessage, error) {
 	}
 	if err != nil {
 		c.e.bg.unreserve(background)
+		if c.expiresBeforeSpawnError(err) {
+			// The host's timer fires before it sees the spawn fail: the expiry outcome, with no process.
+			if t.spec.Timeout.Expiry == spec.ExpiryBackground {
+				return c.render(spec.OutcomeBackground)
+			}
+			c.data.TimedOut = true
+			return c.render(spec.OutcomeTimeout)
+		}
 		return c.spawnError(err)
 	}
 	c.data.Pid = p.Pid()
@@ -206,6 +218,19 @@ func (c *call) exec() (json.RawMessage, error) {
 		return c.render(spec.OutcomeSuccess)
 	}
 	return c.render(spec.OutcomeFailure)
+}
+
+// expiresBeforeSpawnError reports a timeout that is already over, for a spec whose host sees its timer
+// before a spawn error (timeout.expiry_first), unless the error has a case of its own (a failure the host
+// sees at once).
+func (c *call) expiresBeforeSpawnError(err error) bool {
+	tm := c.t.spec.Timeout
+	if tm == nil || !tm.ExpiryFirst || !c.hasTimeout || !c.expireNow {
+		return false
+	}
+	c.setErrno(err)
+	_, own := c.t.spec.Results.Cases[spec.SpawnErrorOf(c.data.ErrnoName)]
+	return !own
 }
 
 func (c *call) wantsBackground() bool {

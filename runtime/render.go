@@ -32,7 +32,7 @@ func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
 		}
-		return jsonenc.String(text), nil
+		return jsonenc.String(c.redact(text)), nil
 	}
 	var b bytes.Buffer
 	if err := c.writeObject(&b, sh.Fields, sh.Truncate); err != nil {
@@ -104,19 +104,35 @@ func splitRope(text string, pieces map[string]*textcap.Snapshot) textcap.Rope {
 // writeObject writes the fields as one JSON object, in order.
 func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Truncate) error {
 	b.WriteByte('{')
+	first := true
 	for i := range fields {
 		f := &fields[i]
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(jsonenc.String(f.Name))
-		b.WriteByte(':')
-		if err := c.writeValue(b, f, tr); err != nil {
+		var value bytes.Buffer
+		if err := c.writeValue(&value, f, tr); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
+		if f.OmitZero && isZeroJSON(value.Bytes()) {
+			continue // JavaScript's JSON.stringify drops undefined
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(jsonenc.String(f.Name))
+		b.WriteByte(':')
+		b.Write(value.Bytes())
 	}
 	b.WriteByte('}')
 	return nil
+}
+
+// isZeroJSON reports a scalar that omit_zero leaves out.
+func isZeroJSON(v []byte) bool {
+	switch string(v) {
+	case "0", `""`, "false", "null":
+		return true
+	}
+	return false
 }
 
 func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) error {
@@ -150,7 +166,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		if err != nil {
 			return err
 		}
-		b.Write(jsonenc.String(s))
+		b.Write(jsonenc.String(c.redact(s)))
 		return nil
 	}
 	s, err := c.t.tmpl.render(f.Value, &c.data)
@@ -159,7 +175,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 	}
 	switch f.Type {
 	case spec.TypeString:
-		b.Write(jsonenc.String(s))
+		b.Write(jsonenc.String(c.redact(s)))
 	case spec.TypeInteger:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {

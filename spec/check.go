@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -30,7 +31,7 @@ var sample = Data{
 	Stderr: "e", Output: "oe", StdoutTruncated: true, StderrTruncated: true, OutputTruncated: true,
 	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
 	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
-	Min: 1, Max: 2, ID: "id", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
+	Min: 1, Max: 2, ID: "id", Value: json.Number("1"), Name: "n", Configured: "a, b", Match: "m", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
 	ErrnoName: "ENOENT", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 }
 
@@ -103,6 +104,30 @@ func (v *Variant) check() Errors {
 	for i := range v.Tools {
 		c.tool("/tools/"+strconv.Itoa(i), &v.Tools[i], policies, tools)
 	}
+	if f := v.UnknownTool; f != nil {
+		if f.Type == "" {
+			c.errf("/unknown_tool", "unknown_tool is raised: it needs a type")
+		}
+		c.failure("/unknown_tool", f, nil)
+	}
+	if r := v.Redact; r != nil {
+		for i, rule := range r.Rules {
+			rp := "/redact/rules/" + strconv.Itoa(i)
+			if _, err := regexp.Compile(rule.Pattern); err != nil {
+				c.errf(rp+"/pattern", "pattern does not compile: %v", err)
+			} else if regexp.MustCompile(rule.Pattern).MatchString("") {
+				c.errf(rp+"/pattern", "pattern matches the empty string")
+			}
+			if rule.Replace != "" {
+				c.template(rp+"/replace", rule.Replace)
+			}
+		}
+		for i, name := range r.Tools {
+			if !tools[name] {
+				c.errf("/redact/tools/"+strconv.Itoa(i), "redact names tool %q, which the variant does not have", name)
+			}
+		}
+	}
 	sortErrors(c.errs)
 	return c.errs
 }
@@ -139,10 +164,51 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if p.Minimum != nil && p.Type != "integer" && p.Type != "number" {
 			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
 		}
+		if p.InvalidEntries != "" && p.Type != TypeObject {
+			c.errf(pp+"/invalid_entries", "invalid_entries applies to object parameters, not %s", p.Type)
+		}
+		for _, jt := range slices.Sorted(maps.Keys(p.OnType)) {
+			o := p.OnType[jt]
+			op := pp + "/on_type/" + jt
+			if !slices.Contains(jsonTypes, jt) {
+				c.errf(op, "%q is not a JSON type (%s)", jt, strings.Join(jsonTypes, ", "))
+			}
+			set := 0
+			for _, b := range []bool{o.Accept, o.Absent, o.Argv, o.Fail != nil} {
+				if b {
+					set++
+				}
+			}
+			if set != 1 {
+				c.errf(op, "on_type has exactly one of accept, absent, argv, fail (found %d)", set)
+			}
+			if o.Argv && (jt != "array" || p.Role != RoleCommand) {
+				c.errf(op+"/argv", "argv applies to an array given as the command")
+			}
+			if o.ElementFail != nil && !o.Argv {
+				c.errf(op+"/element_fail", "element_fail goes with argv")
+			}
+			if o.When != "" && o.Fail == nil && o.ElementFail == nil {
+				c.errf(op+"/when", "when says when a failure happens: it goes with fail or element_fail")
+			}
+			c.failure(op+"/fail", o.Fail, t.Results.Cases)
+			c.failure(op+"/element_fail", o.ElementFail, t.Results.Cases)
+		}
 	}
 
 	cases := t.Results.Cases
 	c.failure(ptr+"/invalid_param", t.InvalidParam, cases)
+	c.failure(ptr+"/unknown_params", t.UnknownParams, cases)
+	if _, ok := roles[RoleWorkspace]; ok != (t.Workspaces != nil) {
+		c.errf(ptr+"/workspaces", "a parameter with role workspace and a workspaces block go together")
+	}
+	if ws := t.Workspaces; ws != nil {
+		if ws.Unknown == nil {
+			c.errf(ptr+"/workspaces", "workspaces needs unknown")
+		}
+		c.failure(ptr+"/workspaces/unknown", ws.Unknown, cases)
+		c.failure(ptr+"/workspaces/ambiguous", ws.Ambiguous, cases)
+	}
 
 	switch kind {
 	case KindExec:
@@ -167,13 +233,13 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	for i, ch := range t.Checks {
 		cp := ptr + "/checks/" + strconv.Itoa(i)
 		n := 0
-		for _, set := range []bool{ch.Required != "", ch.NotEmpty != "", ch.NotBlank != "", ch.Timeout, ch.Workdir, ch.Policy != ""} {
+		for _, set := range []bool{ch.Required != "", ch.NotEmpty != "", ch.NotBlank != "", ch.Timeout, ch.Workdir, ch.Workspace, ch.Policy != ""} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			c.errf(cp, "a check has exactly one of required, not_empty, not_blank, timeout, workdir, policy (found %d)", n)
+			c.errf(cp, "a check has exactly one of required, not_empty, not_blank, timeout, workdir, workspace, policy (found %d)", n)
 			continue
 		}
 		for _, name := range []string{ch.Required, ch.NotEmpty, ch.NotBlank} {
@@ -195,6 +261,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 		if ch.Workdir && t.Workdir == nil {
 			c.errf(cp, "workdir check but the tool has no workdir block")
+		}
+		if ch.Workspace && t.Workspaces == nil {
+			c.errf(cp, "workspace check but the tool has no workspaces block")
 		}
 		c.failure(cp+"/fail", ch.Fail, cases)
 	}
@@ -234,6 +303,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
+		}
+		if o := tm.Overflow; o != nil && (o.Above <= 0 || o.Use < 0 || o.Use > o.Above) {
+			c.errf(tp+"/overflow", "overflow needs above > 0 and 0 <= use <= above")
 		}
 		c.failure(tp+"/fail", tm.Fail, cases)
 		if kind == KindExec {
@@ -387,6 +459,9 @@ func (c *checker) fields(ptr string, fs []Field) {
 			if f.Value != "" {
 				c.template(fp+"/value", f.Value)
 			}
+			if f.OmitZero && f.Type == TypeJSON {
+				c.errf(fp+"/omit_zero", "omit_zero applies to string, integer, number and boolean fields")
+			}
 		}
 	}
 }
@@ -476,3 +551,6 @@ func (c *checker) atMost(ptr, what string, value, max float64) {
 		c.errf(ptr, "%s %v is over the maximum %v", what, value, max)
 	}
 }
+
+// jsonTypes are the JSON types a value may have, as on_type names them (number: with a fraction).
+var jsonTypes = []string{"null", "boolean", "integer", "number", "string", "array", "object"}

@@ -56,6 +56,13 @@ func (v *Variant) fillDefaults() {
 	if v.Shell.SignalExit == "" {
 		v.Shell.SignalExit = SignalNegative
 	}
+	if r := v.Redact; r != nil {
+		for i := range r.Rules {
+			if r.Rules[i].Replace == "" {
+				r.Rules[i].Replace = "[REDACTED:{{.Name}}]"
+			}
+		}
+	}
 	for i := range v.Policies {
 		p := &v.Policies[i]
 		if p.Fail == nil {

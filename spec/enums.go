@@ -27,6 +27,7 @@ const (
 	RoleBackground Role = "background" // true runs the command in the background registry
 	RoleCapture    Role = "capture"    // false sends output to the host's terminal instead of capturing it
 	RoleShellID    Role = "shell_id"   // a background shell's id (poll and kill tools)
+	RoleWorkspace  Role = "workspace"  // the name of one of the engine's workspaces
 	RoleNone       Role = "none"       // recorded only (the default)
 )
 

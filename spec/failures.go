@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,20 @@ func (v *Variant) Failures() []Site {
 		t := &v.Tools[i]
 		tp := "/tools/" + strconv.Itoa(i)
 		add(t, t.Name+" gets a parameter of the wrong type, or misses a required one", tp+"/invalid_param", t.InvalidParam)
+		add(t, t.Name+" gets a parameter it does not declare", tp+"/unknown_params", t.UnknownParams)
+		for j := range t.Params {
+			p := &t.Params[j]
+			for _, jt := range slices.Sorted(maps.Keys(p.OnType)) {
+				o := p.OnType[jt]
+				op := tp + "/params/" + strconv.Itoa(j) + "/on_type/" + jt
+				add(t, fmt.Sprintf("%s gets %s of JSON type %s", t.Name, p.Name, jt), op+"/fail", o.Fail)
+				add(t, fmt.Sprintf("%s gets %s as an array with an element that is not a string", t.Name, p.Name), op+"/element_fail", o.ElementFail)
+			}
+		}
+		if ws := t.Workspaces; ws != nil {
+			add(t, t.Name+" names a workspace that is not configured", tp+"/workspaces/unknown", ws.Unknown)
+			add(t, t.Name+" names no workspace where several are configured", tp+"/workspaces/ambiguous", ws.Ambiguous)
+		}
 		for j := range t.Checks {
 			ch := &t.Checks[j]
 			cp := tp + "/checks/" + strconv.Itoa(j)
@@ -87,6 +102,9 @@ func (v *Variant) Failures() []Site {
 			}
 			add(t, when, tp+"/results/cases/"+escapePointer(string(o))+"/raise", sh.Raise)
 		}
+	}
+	if f := v.UnknownTool; f != nil {
+		out = append(out, Site{When: "a call names a tool the variant does not have", Pointer: "/unknown_tool", Failure: f})
 	}
 	return out
 }

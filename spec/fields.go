@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -61,6 +62,11 @@ func unknownFields(n *yaml.Node, t reflect.Type, path string, errs *Errors) {
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Tag == "!!null" {
+				*errs = append(*errs, &Error{Line: k.Line, Col: k.Column, Field: pointerToField(path),
+					Msg: fmt.Sprintf("the key %s is YAML's null, not a string: quote it (%q)", k.Value, k.Value)})
+				continue
+			}
 			unknownFields(n.Content[i+1], t.Elem(), path+"/"+escapePointer(n.Content[i].Value), errs)
 		}
 	}

@@ -59,6 +59,11 @@ func mergeFields(lists []labelled) ([]*GoField, error) {
 	for _, name := range order {
 		occ := byName[name]
 		m := &GoField{Name: name, GoName: GoName(name), Always: len(occ) == len(lists)}
+		for _, f := range occ {
+			if f.OmitZero {
+				m.Always = false // left out when zero: a pointer, omitempty
+			}
+		}
 		if prev, ok := seen[m.GoName]; ok {
 			return nil, fmt.Errorf("fields %q and %q both become Go field %s", prev, name, m.GoName)
 		}

@@ -98,9 +98,11 @@ type PermissionPolicy struct {
 	// Match is how `*` in a pattern matches: path (any text but `/`, the default) or command (any text);
 	// `**` matches any text in both.
 	Match string `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command"`
-	// Normalize rewrites the command before matching: none, or verb_colon (trim leading white space, then
-	// replace the first run of white space after the first word with `:`, so `git status` -> `git:status`).
-	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty" jsonschema:"enum=none,enum=verb_colon"`
+	// Normalize rewrites the command before matching: none; verb_colon (trim leading white space, then
+	// replace the first run of white space after the first word with `:`, so `git status` -> `git:status`);
+	// or first_space (trim leading white space, then replace the first space character only:
+	// `git  status` -> `git: status`).
+	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty" jsonschema:"enum=none,enum=verb_colon,enum=first_space"`
 	// Mode is default, acceptEdits, bypassPermissions, dontAsk or strict.
 	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" jsonschema:"enum=default,enum=acceptEdits,enum=bypassPermissions,enum=dontAsk,enum=strict"`
 	// Allow, Deny and Ask are rules `Tool` or `Tool(pattern)`.

@@ -64,6 +64,11 @@ type Data struct {
 	Min, Max float64
 	// ID is a background shell id as sent, for unknown-id failures; Max doubles as the live-shell limit.
 	ID string
+	// Value is a parameter's value as sent, for the failures of a value of an unexpected type (on_type).
+	Value any
+	// Name and Configured are the workspace named (as sent) and the names configured, joined with ", ",
+	// for the workspace failures; Name is also a redaction rule's name, and Match what it matched.
+	Name, Configured, Match string
 	// Total, Kept and Elided describe a cut, for truncation markers.
 	Total, Kept, Elided int64
 	// Err is a Go error text, for spawn errors.
@@ -111,6 +116,9 @@ var Funcs = template.FuncMap{
 	"pynum": pynum,
 	// int truncates a number toward zero.
 	"int": func(v any) int64 { return int64(toFloat(v)) },
+	// pytype names the Python type of a JSON value as json.loads made it (str, int, float, bool, NoneType,
+	// list, dict).
+	"pytype": pytype,
 	// gonum formats a number as Go's %v of a float64 (600, 1.5).
 	"gonum": func(v any) string { return strconv.FormatFloat(toFloat(v), 'g', -1, 64) },
 }
@@ -129,6 +137,35 @@ func toFloat(v any) float64 {
 		return float64(n)
 	}
 	return 0
+}
+
+// pytype names the Python type json.loads makes of a JSON value.
+func pytype(v any) string {
+	switch n := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case json.Number:
+		if strings.ContainsAny(string(n), ".eE") {
+			return "float"
+		}
+		return "int"
+	case float64:
+		if n == float64(int64(n)) {
+			return "int"
+		}
+		return "float"
+	case int, int64:
+		return "int"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // pynum renders a JSON number the way Python's str() renders the int or float json.loads made of it:

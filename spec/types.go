@@ -24,6 +24,12 @@ type Variant struct {
 	Background *Background `yaml:"background,omitempty" json:"background,omitempty"`
 	// Tools are the model-facing tools; the first is the primary one.
 	Tools []Tool `yaml:"tools" json:"tools" jsonschema:"minItems=1"`
+	// Redact are rules applied, in order, to every text a tool answers (its result's strings, and the
+	// messages of the errors it raises when Errors is set), as a host's secret scrubber does.
+	Redact *Redact `yaml:"redact,omitempty" json:"redact,omitempty"`
+	// UnknownTool is the failure for a call to a tool the variant does not have, as the host reports it;
+	// data: .Tool. Without it such a call is the host's own error.
+	UnknownTool *Failure `yaml:"unknown_tool,omitempty" json:"unknown_tool,omitempty"`
 
 	// Source cites where the contract comes from: the seed document and the upstream code.
 	Source Source `yaml:"source" json:"source"`
@@ -103,6 +109,9 @@ type Shell struct {
 	// .SpawnPath. It becomes the spawn_error.<ERRNO> outcome (spawn_error.ENOTDIR) when the tool has that
 	// case, else the spawn_error outcome.
 	SpawnError string `yaml:"spawn_error,omitempty" json:"spawn_error,omitempty"`
+	// Session starts each command in a session of its own (setsid, Node's detached: true), so $$ is also
+	// the session id; otherwise in a process group of its own (setpgid). Either way the group is killed.
+	Session bool `yaml:"session,omitempty" json:"session,omitempty"`
 }
 
 // Tool is one model-facing tool.
@@ -122,6 +131,12 @@ type Tool struct {
 	// it were not sent) or invalid (the InvalidParam failure with .Problem "must not be null", as a JSON
 	// Schema validator such as TypeBox rejects it).
 	NullParams NullParams `yaml:"null_params,omitempty" json:"null_params,omitempty" jsonschema:"enum=absent,enum=invalid"`
+	// UnknownParams is the failure for a parameter the tool does not declare (the first, in the order the
+	// model sent them), as a Python method raises TypeError for an unexpected keyword; data: .Param. Without
+	// it, parameters the tool does not declare are ignored.
+	UnknownParams *Failure `yaml:"unknown_params,omitempty" json:"unknown_params,omitempty"`
+	// Workspaces resolves the parameter with role workspace: the name of one of the engine's workspaces.
+	Workspaces *Workspaces `yaml:"workspaces,omitempty" json:"workspaces,omitempty"`
 	// Checks run in order before anything starts; the first that fails ends the call.
 	Checks []Check `yaml:"checks,omitempty" json:"checks,omitempty"`
 	// Timeout interprets the timeout parameter.
@@ -154,10 +169,36 @@ type Param struct {
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in
 	// background), capture (capture output or not), shell_id, or none (recorded only, like a description).
-	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=none"`
+	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=none"`
 	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
 	// (codegensandbox reads a timeout that is not a number as the default).
 	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`
+	// OnType says what a value of another JSON type than Type does, for a host that passes the model's
+	// values to the tool unchecked; keyed by the value's JSON type (null, boolean, integer, number for one
+	// with a fraction, string, array, object). A type not listed fails as validated (InvalidParam).
+	OnType map[string]TypeOutcome `yaml:"on_type,omitempty" json:"on_type,omitempty"`
+	// InvalidEntries (object parameters) says what an entry whose value is not a string does: fail (the
+	// default, as validated) or drop (the entry is left out, as a host that filters the map does).
+	InvalidEntries string `yaml:"invalid_entries,omitempty" json:"invalid_entries,omitempty" jsonschema:"enum=fail,enum=drop"`
+}
+
+// TypeOutcome is what a parameter value of an unexpected JSON type does. Exactly one is set.
+type TypeOutcome struct {
+	// Accept uses the value as sent: a number with a fraction as a timeout, a boolean as 1 or 0.
+	Accept bool `yaml:"accept,omitempty" json:"accept,omitempty"`
+	// Absent treats the parameter as not sent.
+	Absent bool `yaml:"absent,omitempty" json:"absent,omitempty"`
+	// Argv (a command given as an array) runs the shell with the elements after its argv: the first is
+	// the script, the others its $0, $1, ... (Python's Popen(list, shell=True)). ElementFail is the failure
+	// for an element that is not a string (data: .Value, the element).
+	Argv        bool     `yaml:"argv,omitempty" json:"argv,omitempty"`
+	ElementFail *Failure `yaml:"element_fail,omitempty" json:"element_fail,omitempty"`
+	// Fail is the failure; data: .Param, .Value (the value as sent; pytype names its Python type).
+	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
+	// When says when Fail (or ElementFail) happens: params (the default: when the parameters are read,
+	// before every check) or run (after every check, when the command would start: where a Python
+	// subprocess call raises on it).
+	When string `yaml:"when,omitempty" json:"when,omitempty" jsonschema:"enum=params,enum=run"`
 }
 
 // Failure is how a failed check or an error outcome reaches the host: either raised as a typed error
@@ -183,6 +224,8 @@ type Check struct {
 	Timeout bool `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Workdir applies the tool's working-directory checks at this point of the order.
 	Workdir bool `yaml:"workdir,omitempty" json:"workdir,omitempty"`
+	// Workspace resolves the workspace parameter at this point of the order.
+	Workspace bool `yaml:"workspace,omitempty" json:"workspace,omitempty"`
 	// Policy runs the named policy on the command.
 	Policy string `yaml:"policy,omitempty" json:"policy,omitempty"`
 	// Fail is the failure for Required, NotEmpty and NotBlank (data: .Param, .Command). Timeout, Workdir and
@@ -217,6 +260,19 @@ type Timeout struct {
 	Expiry Expiry `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
 	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
+	// Overflow is the host timer's clamp: a timeout above Above (in Unit) runs as Use instead (Node's
+	// setTimeout runs a delay over 2^31-1 ms as 1 ms).
+	Overflow *TimeoutOverflow `yaml:"overflow,omitempty" json:"overflow,omitempty"`
+	// ExpiryFirst makes a timeout that is already over expire before a spawn error is seen, as a host whose
+	// process errors arrive after its timer does (Node): the expiry outcome then renders with .Pid 0 and
+	// nothing registered. A spawn_error.<ERRNO> case (a failure the host sees at once) still comes first.
+	ExpiryFirst bool `yaml:"expiry_first,omitempty" json:"expiry_first,omitempty"`
+}
+
+// TimeoutOverflow is a host timer's clamp.
+type TimeoutOverflow struct {
+	Above float64 `yaml:"above" json:"above"`
+	Use   float64 `yaml:"use" json:"use"`
 }
 
 // Workdir resolves the working directory parameter.
@@ -320,6 +376,22 @@ type Field struct {
 	Fields []Field `yaml:"fields,omitempty" json:"fields,omitempty"`
 	// Doc describes the field for the generated Go type.
 	Doc string `yaml:"doc,omitempty" json:"doc,omitempty"`
+	// OmitZero leaves the field out when its value renders as 0, "" or false (JavaScript's JSON.stringify
+	// drops undefined).
+	OmitZero bool `yaml:"omit_zero,omitempty" json:"omit_zero,omitempty"`
+}
+
+// Workspaces resolves a workspace parameter: the model names one of the engine's workspaces (each named
+// after its directory's base name unless the host names it: runtime.WithWorkspaces).
+type Workspaces struct {
+	// Trim removes white space around the name first.
+	Trim bool `yaml:"trim,omitempty" json:"trim,omitempty"`
+	// Unknown is the failure for a name no workspace has; data: .Name (as sent), .Configured (the names,
+	// sorted, joined with ", ").
+	Unknown *Failure `yaml:"unknown" json:"unknown"`
+	// Ambiguous is the failure for no name when several workspaces are configured; data: .Configured,
+	// .Max (their number). Without it the first workspace is used.
+	Ambiguous *Failure `yaml:"ambiguous,omitempty" json:"ambiguous,omitempty"`
 }
 
 // Background configures the registry of processes that outlive a call.
@@ -340,4 +412,25 @@ type Background struct {
 	LimitError *Failure `yaml:"limit_error,omitempty" json:"limit_error,omitempty"`
 	// UnknownID is the failure for an id that is not registered; data: .ID.
 	UnknownID *Failure `yaml:"unknown_id,omitempty" json:"unknown_id,omitempty"`
+}
+
+// Redact replaces secrets in what the tools answer. Each rule is applied in order to the whole text, each
+// match replaced by the rule's Replace template; a later rule sees what the earlier ones wrote.
+type Redact struct {
+	// Rules are applied in order.
+	Rules []RedactRule `yaml:"rules" json:"rules" jsonschema:"minItems=1"`
+	// Tools limits redaction to these tools (default: every tool).
+	Tools []string `yaml:"tools,omitempty" json:"tools,omitempty"`
+	// Errors also redacts the messages of raised errors (a host that scrubs its error results too).
+	Errors bool `yaml:"errors,omitempty" json:"errors,omitempty"`
+}
+
+// RedactRule is one redaction: a regular expression (Go RE2 syntax) and its replacement.
+type RedactRule struct {
+	// Name names the rule; the replacement sees it as .Name.
+	Name string `yaml:"name" json:"name"`
+	// Pattern is the regular expression, searched everywhere in the text.
+	Pattern string `yaml:"pattern" json:"pattern"`
+	// Replace is the template each match becomes; data: .Name, .Match. Default: [REDACTED:{{.Name}}].
+	Replace string `yaml:"replace,omitempty" json:"replace,omitempty"`
 }

@@ -130,13 +130,13 @@ func TestSchemaTunacode(t *testing.T) {
 }
 
 func TestSchemaCodegensandbox(t *testing.T) {
-	// Bash: command, description (required), timeout (number), run_in_background (boolean);
-	// BashOutput and KillShell: shell_id (required).
+	// Bash: command, description (required), timeout (number), run_in_background (boolean), workspace
+	// (string, withWorkspaceArg); BashOutput and KillShell: shell_id (required).
 	schemaCase(t, "codegensandbox", []upstreamTool{
 		{
 			params: &codegensandbox.BashParams{},
 			facts: []param{{"command", "string", nil}, {"description", "string", nil}, {"timeout", "number", nil},
-				{"run_in_background", "boolean", nil}},
+				{"run_in_background", "boolean", nil}, {"workspace", "string", nil}},
 			required: []string{"command", "description"},
 		},
 		{params: &codegensandbox.BashOutputParams{}, facts: []param{{"shell_id", "string", nil}}, required: []string{"shell_id"}},

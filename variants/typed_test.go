@@ -143,7 +143,7 @@ func TestTypedAgentrail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bg, ok := res.(agentrail.BashBackground); !ok || bg.Details.Mode != "background" || bg.Details.PID <= 0 {
+	if bg, ok := res.(agentrail.BashBackground); !ok || bg.Details.Mode != "background" || bg.Details.PID == nil || *bg.Details.PID <= 0 {
 		t.Errorf("background: %#v", res)
 	}
 	for _, params := range []string{`{"command":"echo '<a&b>'"}`, `{"command":"echo x; sleep 5","timeout":0}`} {

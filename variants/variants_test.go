@@ -73,7 +73,7 @@ func TestSpecFilesLoad(t *testing.T) {
 			if err := yaml.Unmarshal(data, &root); err != nil {
 				t.Fatal(err)
 			}
-			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "background", "tools", "source", "disagreements", "deviations"}
+			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "redact", "unknown_tool", "background", "tools", "source", "disagreements", "deviations"}
 			last := -1
 			for i := 0; i < len(root.Content[0].Content); i += 2 {
 				key := root.Content[0].Content[i].Value

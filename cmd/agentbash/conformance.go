@@ -12,31 +12,82 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/conformance"
+	"github.com/agentbash/agentbash/spec"
 )
 
 const conformanceUsage = `usage:
-  agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
-  agentbash target VARIANT|SPEC.yaml
+  agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...     (wire protocol, or -mcp: MCP over stdio)
+  agentbash conformance VARIANT|SPEC.yaml [flags] -mcp-http URL -workspace DIR
+  agentbash conformance VARIANT|SPEC.yaml [flags] -mcp-sse URL -workspace DIR
+  agentbash conformance VARIANT|SPEC.yaml -list
+flags: -json -junit FILE -v -trusted -run REGEXP -skip REGEXP -deadline D -parallel N -time-scale F -tool SPEC=TARGET
+       -baseline FILE.yaml -update-baseline
 `
 
-// cmdConformance checks a target against a spec: `agentbash conformance VARIANT|SPEC.yaml [flags] --
-// TARGET-ARGV...`. It prints the report (text, or JSON with -json) and exits 1 when a case failed, 2 on a
-// usage error.
+// toolMap is a repeatable -tool SPEC=TARGET flag.
+type toolMap map[string]string
+
+func (m toolMap) String() string { return fmt.Sprint(map[string]string(m)) }
+
+func (m toolMap) Set(s string) error {
+	from, to, ok := strings.Cut(s, "=")
+	if !ok || from == "" || to == "" {
+		return fmt.Errorf("want SPEC=TARGET, got %q", s)
+	}
+	m[from] = to
+	return nil
+}
+
+// cmdConformance checks a target against a spec. It prints the report (text, or JSON with -json) and exits
+// 1 when a case failed, when a baseline entry is stale or when no case was sent; 2 on a usage error.
 func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	flagArgs, argv, dashed := splitDashes(args)
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	trusted := fs.Bool("trusted", false, "also send policy examples as written (blocked commands): only for a target known to check its policies before running anything")
-	mcp := fs.Bool("mcp", false, "the target is an MCP server over stdio (started per case in the case's workspace; {workspace} in its argv is replaced)")
+	junit := fs.String("junit", "", "also write the report as JUnit XML to this file")
+	verbose := fs.Bool("v", false, "print a line per case on stderr as it is judged")
+	list := fs.Bool("list", false, "print the names of the cases (after -run and -skip) and exit")
+	trusted := fs.Bool("trusted", false, "also send commands a policy blocks as written: only for a target known to check its policies before running anything")
+	mcpStdio := fs.Bool("mcp", false, "the target is an MCP server over stdio (started per case in the case's workspace; {workspace} in its argv is replaced)")
+	mcpHTTP := fs.String("mcp-http", "", "the target is the MCP server at this streamable HTTP URL (needs -workspace)")
+	mcpSSE := fs.String("mcp-sse", "", "the target is the MCP server at this HTTP+SSE URL (needs -workspace)")
+	workspace := fs.String("workspace", "", "the workspace directory the MCP server at -mcp-http or -mcp-sse serves: emptied and set up before each case")
 	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
+	skip := fs.String("skip", "", "leave out the cases whose name matches this regular expression")
 	deadline := fs.Duration("deadline", 0, "time the target has to answer each request (default: the case's bound plus 10s)")
+	parallel := fs.Int("parallel", 1, "cases run at once (a wire target then has several requests in flight)")
+	timeScale := fs.Float64("time-scale", 1, "multiply every case's time bound by this (a slow or loaded machine)")
+	baseline := fs.String("baseline", "", "YAML file of expected failures with their reasons")
+	update := fs.Bool("update-baseline", false, "write the run's failures to the -baseline file (keeping known reasons) instead of failing on them")
+	tools := toolMap{}
+	fs.Var(tools, "tool", "SPEC=TARGET: the target names the spec's tool SPEC as TARGET (repeatable)")
 	name, err := parseNamed(fs, flagArgs)
 	if err != nil {
 		return 2
 	}
-	if name == "" || !dashed || len(argv) == 0 {
+	urls := 0
+	for _, u := range []string{*mcpHTTP, *mcpSSE} {
+		if u != "" {
+			urls++
+		}
+	}
+	switch {
+	case name == "":
+		fmt.Fprint(stderr, "agentbash conformance: name a variant or a spec file\n", conformanceUsage)
+		return 2
+	case *list:
+	case urls > 1 || (urls == 1 && (dashed || *mcpStdio)):
+		fmt.Fprint(stderr, "agentbash conformance: give one target: -- ARGV, -mcp -- ARGV, -mcp-http URL or -mcp-sse URL\n", conformanceUsage)
+		return 2
+	case urls == 1 && *workspace == "":
+		fmt.Fprint(stderr, "agentbash conformance: -mcp-http and -mcp-sse need -workspace DIR, the directory the server serves\n")
+		return 2
+	case urls == 0 && (!dashed || len(argv) == 0):
 		fmt.Fprint(stderr, "agentbash conformance: want VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...\n", conformanceUsage)
+		return 2
+	case *update && *baseline == "":
+		fmt.Fprint(stderr, "agentbash conformance: -update-baseline needs -baseline FILE\n")
 		return 2
 	}
 	v, err := loadVariant(name)
@@ -51,18 +102,68 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	if *deadline > 0 {
 		opts = append(opts, conformance.Deadline(*deadline))
 	}
-	if *run != "" {
-		re, err := regexp.Compile(*run)
+	if *parallel > 1 {
+		opts = append(opts, conformance.Parallel(*parallel))
+	}
+	if *timeScale != 1 && *timeScale > 0 {
+		opts = append(opts, conformance.TimeScale(*timeScale))
+	}
+	if len(tools) > 0 {
+		opts = append(opts, conformance.ToolNames(tools))
+	}
+	for _, f := range []struct {
+		flag, re string
+		keep     bool
+	}{{"-run", *run, true}, {"-skip", *skip, false}} {
+		if f.re == "" {
+			continue
+		}
+		re, err := regexp.Compile(f.re)
 		if err != nil {
-			fmt.Fprintln(stderr, "agentbash conformance: -run:", err)
+			fmt.Fprintf(stderr, "agentbash conformance: %s: %v\n", f.flag, err)
 			return 2
 		}
-		opts = append(opts, conformance.Filter(func(c conformance.Case) bool { return re.MatchString(c.Name) }))
+		match := func(c conformance.Case) bool { return re.MatchString(c.Name) }
+		if f.keep {
+			opts = append(opts, conformance.Filter(match))
+		} else {
+			opts = append(opts, conformance.Exclude(match))
+		}
+	}
+	if *list {
+		return listCases(v, opts, stdout, stderr)
+	}
+	var old *conformance.Baseline
+	if *baseline != "" {
+		old, err = conformance.LoadBaseline(*baseline)
+		switch {
+		case err == nil:
+			if !*update {
+				opts = append(opts, conformance.WithBaseline(old))
+			}
+		case *update && os.IsNotExist(err):
+			old = nil
+		default:
+			fmt.Fprintln(stderr, "agentbash conformance:", err)
+			return 2
+		}
+	}
+	if *verbose {
+		opts = append(opts, conformance.OnResult(func(r conformance.Result) {
+			fmt.Fprintf(stderr, "%-5s %s (%s)\n", strings.ToUpper(string(r.Status)), r.Case, time.Duration(r.ElapsedMS)*time.Millisecond)
+		}))
 	}
 	var target conformance.Target
-	if *mcp {
-		target = conformance.MCP(argv...)
-	} else {
+	switch {
+	case *mcpHTTP != "":
+		target = conformance.MCPHTTP(*mcpHTTP, *workspace)
+	case *mcpSSE != "":
+		target = conformance.MCPSSE(*mcpSSE, *workspace)
+	case *mcpStdio:
+		m := conformance.MCP(argv...)
+		m.Stderr = stderr
+		target = m
+	default:
 		w := conformance.Wire(argv...)
 		w.Stderr = stderr
 		target = w
@@ -85,9 +186,35 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	} else {
 		io.WriteString(stdout, report.Summary())
 	}
+	if *junit != "" {
+		b, err := conformance.JUnit(report)
+		if err == nil {
+			err = os.WriteFile(*junit, b, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "agentbash conformance: -junit:", err)
+			return 1
+		}
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "agentbash conformance: interrupted after %s\n", time.Since(start).Round(time.Millisecond))
 		return 1
+	}
+	if report.Ran() == 0 {
+		fmt.Fprintln(stderr, "agentbash conformance: no case was sent to the target (check -run, -skip and -trusted)")
+		return 1
+	}
+	if *update {
+		b, err := conformance.UpdateBaseline(old, report).YAML()
+		if err == nil {
+			err = os.WriteFile(*baseline, b, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "agentbash conformance: -update-baseline:", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "agentbash conformance: wrote %s\n", *baseline)
+		return 0
 	}
 	if !report.OK() {
 		return 1
@@ -95,22 +222,23 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// cmdTarget serves a variant on the conformance wire protocol on stdin and stdout: `agentbash target
-// VARIANT|SPEC.yaml`. It exits 0 at EOF.
-func cmdTarget(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprint(stderr, "agentbash target: want VARIANT|SPEC.yaml\n", conformanceUsage)
-		return 2
-	}
-	v, err := loadVariant(args[0])
+// listCases prints the names of the cases a run would have, one per line (a skipped case with its reason).
+func listCases(v *spec.Variant, opts []conformance.Option, stdout, stderr io.Writer) int {
+	s, err := conformance.Open(context.Background(), v, conformance.InProcess(v), opts...)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentbash:", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := conformance.ServeWire(ctx, v, stdin, stdout); err != nil {
-		fmt.Fprintln(stderr, "agentbash target:", err)
+	defer s.Close()
+	for _, c := range s.Cases() {
+		if c.Skip != "" {
+			fmt.Fprintf(stdout, "%s\t(skipped: %s)\n", c.Name, c.Skip)
+			continue
+		}
+		fmt.Fprintln(stdout, c.Name)
+	}
+	if len(s.Cases()) == 0 {
+		fmt.Fprintln(stderr, "agentbash conformance: no case matches")
 		return 1
 	}
 	return 0

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,13 +30,14 @@ func targetArgv(args ...string) []string {
 
 var countsLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed(, \d+ skipped)?\n\z`)
 
-// Every built-in variant passes the suite against `agentbash target <id>`.
+// Harness test (our runtime against itself): every built-in variant passes the whole suite against
+// `agentbash serve <id> -transport wire`, four cases at a time.
 func TestConformanceCommandOnBuiltins(t *testing.T) {
 	for _, id := range variants.IDs() {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
 			var out, errb bytes.Buffer
-			args := append([]string{id, "-trusted", "--"}, targetArgv(id)...)
+			args := append([]string{id, "-trusted", "-parallel", "4", "-time-scale", timeScale, "--"}, os.Args[0], "agentbash-main", "serve", id, "-transport", "wire")
 			code := cmdConformance(args, &out, &errb)
 			m := countsLine.FindStringSubmatch(out.String())
 			if code != 0 || m == nil || m[2] != "0" || m[1] == "0" {
@@ -41,6 +45,45 @@ func TestConformanceCommandOnBuiltins(t *testing.T) {
 			}
 			t.Logf("%s: %s", id, strings.TrimSpace(m[0]))
 		})
+	}
+}
+
+// mcpStdioSubset are the cases run through MCP over stdio, a server started per case.
+const mcpStdioSubset = `/(stdout only|non-zero exit|invalid UTF-8|empty command|output at limit\+1.*|result at limit\+1.*|workdir relative|unknown shell id)$|` +
+	`/policy .*\(guarded\): (rm -rf /|sudo ls|ls; rm x)$`
+
+// mcpSubset are the cases run through each MCP transport: a server per case (stdio) or one workspace for
+// all (HTTP, SSE) makes the whole suite slow there, and the wire transport runs it all. (agentrail's 1 MiB
+// outputs are left to the wire: through MCP's JSON under the race detector they near the 5 s bound.)
+const mcpSubset = `/(stdout only|stderr only|non-zero exit|invalid UTF-8|unicode|CRLF line endings|empty command|missing command|` +
+	`command of the wrong type|output at limit\+1.*|result at limit\+1.*|workdir relative|workdir missing|` +
+	`policy .*\(guarded\).*|unknown shell id|missing shell id|missing description)$`
+
+// Harness test: the suite passes for every built-in through MCP over stdio, streamable HTTP and SSE
+// against `agentbash serve`, the error classes travelling in _meta.
+func TestConformanceThroughMCP(t *testing.T) {
+	for _, transport := range []string{"stdio", "http", "sse"} {
+		for _, id := range variants.IDs() {
+			t.Run(transport+"/"+id, func(t *testing.T) {
+				args := []string{id, "-trusted", "-time-scale", timeScale, "-run", mcpSubset}
+				switch transport {
+				case "stdio":
+					args[len(args)-1] = mcpStdioSubset
+					args = append(args, "-mcp", "--", os.Args[0], "agentbash-main", "serve", id, "-workspace", "{workspace}")
+				default:
+					ws := t.TempDir()
+					url, _ := startHTTP(t, id, transport, ws, newMarker(t))
+					args = append(args, "-mcp-"+transport, url, "-workspace", ws)
+				}
+				var out, errb bytes.Buffer
+				code := cmdConformance(args, &out, &errb)
+				m := countsLine.FindStringSubmatch(out.String())
+				if code != 0 || m == nil || m[2] != "0" || m[1] == "0" {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+				}
+				t.Logf("%s %s: %s", transport, id, strings.TrimSpace(m[0]))
+			})
+		}
 	}
 }
 
@@ -74,8 +117,36 @@ func TestConformanceCommand(t *testing.T) {
 			name:     "policy examples as written are skipped on an untrusted target",
 			args:     append([]string{"toolregistry", "-run", "policy", "--"}, targetArgv("toolregistry")...),
 			code:     0,
-			contains: []string{"SKIP bash/policy toolregistry_deny blocks: rm -rf /: not sent", ", 0 failed, 9 skipped\n"},
+			contains: []string{"SKIP bash/policy toolregistry_deny blocks: rm -rf /: not sent", ", 0 failed, 26 skipped\n"},
 		},
+		{
+			name:     "-run matching nothing fails",
+			args:     append([]string{"rye", "-run", "no such case", "--"}, targetArgv("rye")...),
+			code:     1,
+			contains: []string{"no case was sent to the target"},
+		},
+		{
+			name:     "-list",
+			args:     []string{"rye", "-list", "-run", "stdout|policy"},
+			code:     0,
+			contains: []string{"bash/stdout only\n", "bash/stdout at limit+1 (51201 bytes)\n"},
+		},
+		{name: "-list matching nothing", args: []string{"rye", "-list", "-run", "nothing matches"}, code: 1, contains: []string{"no case matches"}},
+		{
+			name:     "-skip and -v",
+			args:     append([]string{"rye", "-v", "-run", "stdout only|non-zero exit", "-skip", "non-zero", "--"}, targetArgv("rye")...),
+			code:     0,
+			contains: []string{"PASS  bash/stdout only (", "\n1 passed, 0 failed\n"},
+		},
+		{
+			name:     "-tool maps a name",
+			args:     append([]string{"rye", "-run", "stdout only", "-tool", "bash=shell", "--"}, targetArgv("rye")...),
+			code:     1,
+			contains: []string{`variant rye has no tool "shell"`},
+		},
+		{name: "a bad -tool", args: append([]string{"rye", "-tool", "bash", "--"}, targetArgv("rye")...), code: 2},
+		{name: "two targets", args: []string{"rye", "-mcp-http", "http://127.0.0.1:9/mcp", "-workspace", "/tmp", "--", "x"}, code: 2},
+		{name: "a URL without a workspace", args: []string{"rye", "-mcp-sse", "http://127.0.0.1:9/sse"}, code: 2},
 		{name: "no target", args: []string{"rye", "--"}, code: 2},
 		{name: "no dashes", args: []string{"rye", "agentbash"}, code: 2},
 		{name: "no variant", args: append([]string{"--"}, targetArgv("rye")...), code: 2},
@@ -103,18 +174,60 @@ func TestConformanceCommand(t *testing.T) {
 	}
 }
 
+// -junit writes a JUnit file; -update-baseline writes the failures with reasons, and the run against that
+// baseline passes.
+func TestConformanceReportsAndBaseline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	junit, baseline := filepath.Join(dir, "report.xml"), filepath.Join(dir, "baseline.yaml")
+	// toolregistry's cases against rye's server: the shapes differ, so both cases fail.
+	target := append([]string{"-run", "bash/(stdout only|non-zero exit)$", "--"}, targetArgv("rye")...)
+	var out, errb bytes.Buffer
+	if code := cmdConformance(append([]string{"toolregistry", "-junit", junit, "-baseline", baseline, "-update-baseline"}, target...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil || !bytes.Contains(x, []byte(`<testsuites name="agentbash conformance" tests="2" failures="2"`)) {
+		t.Errorf("junit: %v\n%s", err, x)
+	}
+	b, err := os.ReadFile(baseline)
+	if err != nil || !bytes.Contains(b, []byte("case: bash/non-zero exit")) || !bytes.Contains(b, []byte("reason: ")) {
+		t.Fatalf("baseline: %v\n%s", err, b)
+	}
+	out.Reset()
+	if code := cmdConformance(append([]string{"toolregistry", "-baseline", baseline}, target...), &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "2 expected failures (baseline)") {
+		t.Errorf("against its baseline: exit %d\n%s", code, out.String())
+	}
+}
+
 func TestTargetCommand(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	req, _ := json.Marshal(map[string]any{"id": 7, "tool": "bash", "params": map[string]string{"command": "echo hi"}, "workspace": ws})
-	var out, errb bytes.Buffer
-	if code := cmdTarget([]string{"rye"}, bytes.NewReader(append(req, '\n')), &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	// The input stays open until the answer is in: at its end the calls in flight are cancelled.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- cmdTarget([]string{"rye"}, inR, outW, &errb)
+		outW.Close()
+	}()
+	inW.Write(append(req, '\n'))
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d: %s", c, errb.String())
 	}
 	want := `{"id":7,"result":{"success":true,"output":"hi\n","stdout":"hi\n","stderr":"","exit_code":0,"truncated":false}}` + "\n"
-	if out.String() != want {
-		t.Errorf("got %s\nwant %s", out.String(), want)
+	if line != want {
+		t.Errorf("got %s\nwant %s", line, want)
 	}
+	var out bytes.Buffer
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -122,5 +235,24 @@ func TestTargetCommand(t *testing.T) {
 		if code := cmdTarget(tc.args, strings.NewReader(""), &out, &errb); code != tc.code {
 			t.Errorf("cmdTarget(%q) = %d, want %d", tc.args, code, tc.code)
 		}
+	}
+}
+
+// The command does not link package testing (conformancetest has the go test entry point).
+func TestNoTestingDependency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "testing" {
+			t.Fatal("cmd/agentbash depends on package testing")
+		}
+	}
+	if !strings.Contains(string(out), "github.com/agentbash/agentbash/conformance\n") {
+		t.Fatalf("go list printed no conformance package:\n%s", out)
 	}
 }

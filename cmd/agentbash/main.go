@@ -1,13 +1,16 @@
 // Command agentbash runs, lists, validates and checks agent Bash-tool variants described in YAML.
 //
 //	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-params JSON | -- COMMAND...]
-//	agentbash list
+//	agentbash list [-host NAME]
+//	agentbash matrix [-format md|json] [SPEC.yaml...]
+//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]
 //	agentbash spec validate FILE...
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
 //	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-//	agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
-//	agentbash target VARIANT|SPEC.yaml
+//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
+//	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
+//	agentbash target VARIANT|SPEC.yaml  (serve -transport wire)
 //
 // The command is thin: flags and wiring; the work is in spec, runtime and variants.
 package main
@@ -33,13 +36,16 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage:
   agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-params JSON | -- COMMAND...]
-  agentbash list
+  agentbash list [-host NAME]
+  agentbash matrix [-format md|json] [SPEC.yaml...]
+  agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]
   agentbash spec validate FILE...
   agentbash spec schema
   agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
   agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-  agentbash conformance VARIANT|SPEC.yaml [-json] [-trusted] [-mcp] [-run REGEXP] [-deadline D] -- TARGET-ARGV...
-  agentbash target VARIANT|SPEC.yaml
+  agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
+  agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
+  agentbash target VARIANT|SPEC.yaml  (serve -transport wire)
 `
 
 // Main runs the CLI with args and returns the exit code.
@@ -53,7 +59,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(args[1:], stdout, stderr)
 	case "list":
-		err = cmdList(stdout)
+		return cmdList(args[1:], stdout, stderr)
+	case "schema":
+		return cmdSchema(args[1:], stdout, stderr)
+	case "matrix":
+		return cmdMatrix(args[1:], stdout, stderr)
 	case "spec":
 		err = cmdSpec(args[1:], stdout)
 	case "policy":
@@ -62,6 +72,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return cmdGen(args[1:], stdout, stderr)
 	case "conformance":
 		return cmdConformance(args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(args[1:], os.Stdin, stdout, stderr)
 	case "target":
 		return cmdTarget(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "--help":
@@ -189,10 +201,40 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cmdList(stdout io.Writer) error {
+// cmdList prints the built-in variants, one a line; with -host, only those whose model-facing contract
+// that host framework expects (exit status 1 when none does).
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	host := fs.String("host", "", "only the variants for this host framework (compared without case)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "agentbash list: want [-host NAME]")
+		return 2
+	}
+	ids := variants.IDs()
+	if *host != "" {
+		ids = variants.ForHostIDs(*host)
+		if len(ids) == 0 {
+			var hosts []string
+			infos, _ := variants.List()
+			for _, in := range infos {
+				hosts = append(hosts, in.Hosts...)
+			}
+			fmt.Fprintf(stderr, "agentbash list: no built-in variant for host %q (hosts: %s)\n", *host, strings.Join(hosts, ", "))
+			return 1
+		}
+	}
+	if err := listTable(ids, stdout); err != nil {
+		fmt.Fprintln(stderr, "agentbash:", err)
+		return 1
+	}
+	return 0
+}
+
+func listTable(ids []string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSHELL\tTIMEOUT\tON EXPIRY\tOUTPUT LIMIT\tRESULT\tTOOLS\tHOSTS")
-	for _, id := range variants.IDs() {
+	for _, id := range ids {
 		v, err := variants.Spec(id)
 		if err != nil {
 			return err

@@ -137,6 +137,17 @@ func NormalizeBashCommand(command string) string {
 	return t
 }
 
+// NormalizeFirstSpace is the earlier normalisation (agentrail at eb5ebc18): trim leading white space
+// (JavaScript's trimStart), then replace the first space character, and only it, with `:`
+// (`git  status` -> `git: status`; a tab does not count).
+func NormalizeFirstSpace(command string) string {
+	t := jsTrimStart(command)
+	if i := strings.IndexByte(t, ' '); i >= 0 {
+		return t[:i] + ":" + t[i+1:]
+	}
+	return t
+}
+
 type permRule struct {
 	text string
 	PermissionRule
@@ -148,7 +159,7 @@ type permEngine struct {
 	base
 	tool      string
 	command   bool
-	normalize bool
+	normalize func(string) string
 	mode      string
 	deny      []permRule
 	ask       []permRule
@@ -178,9 +189,11 @@ func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, e
 	switch pp.Normalize {
 	case "", "none":
 	case "verb_colon":
-		e.normalize = true
+		e.normalize = NormalizeBashCommand
+	case "first_space":
+		e.normalize = NormalizeFirstSpace
 	default:
-		return nil, &Error{Policy: p.Name, Field: "permission.normalize", Err: fmt.Errorf("unknown normalize %q (none, verb_colon)", pp.Normalize)}
+		return nil, &Error{Policy: p.Name, Field: "permission.normalize", Err: fmt.Errorf("unknown normalize %q (none, verb_colon, first_space)", pp.Normalize)}
 	}
 	allow, deny, ask := pp.Allow, pp.Deny, pp.Ask
 	src := "permission."
@@ -251,8 +264,8 @@ func (e *permEngine) match(rules []permRule, content string) (string, bool) {
 // other mode allows.
 func (e *permEngine) Check(command string) Verdict {
 	content := command
-	if e.normalize {
-		content = NormalizeBashCommand(command)
+	if e.normalize != nil {
+		content = e.normalize(command)
 	}
 	d := Data{Command: command, Tool: e.tool, Content: content, Mode: e.mode, Segment: content}
 	if e.mode == "bypassPermissions" {

@@ -87,8 +87,9 @@ json.dump([check(c) for c in json.load(sys.stdin)], sys.stdout)
 
 // agentrailOracle prints, for each command, agentrail's message when a dangerous pattern matches (the
 // whole verdict when the host configures no permission policy), or null.
-const agentrailOracle = `const DANGEROUS = [/:\(\)\s*\{\s*:\|:&\s*\}\s*;/, /\brm\s+-[a-z]*f[a-z]*\s+\/\s*($|\|)/i,
-  /\brm\s+-[a-z]+\s+-[a-z]*f[a-z]*\s+\/\s*($|\|)/i, /\brm\s+-[a-z]*f[a-z]*\s+-[a-z]+\s+\/\s*($|\|)/i,
+// agentrailOracle is shell-safety.ts's DANGEROUS_BASH_PATTERNS at eb5ebc18, the commit the spec cites.
+const agentrailOracle = `const DANGEROUS = [/:\(\)\s*\{\s*:\|:&\s*\}\s*;/, /\brm\s+(-[a-z]*f[a-z]*\s+)*\/\s*($|\|)/i,
+  /\brm\s+-rf\s+\/($|\s)/i, /\brm\s+-fr\s+\/($|\s)/i,
   /\bdd\s+.*of=\/dev\/(sd|hd|nvme|xvd|vd)/i, /\b(mkfs|mke2fs|mkswap)\b/i, />\s*\/dev\/(sd|hd|nvme|xvd|vd)/i,
   /\b(insmod|rmmod|modprobe)\b/i, /\bchmod\s+777\s+\//i];
 const cmds = JSON.parse(require("fs").readFileSync(0, "utf8"));

@@ -151,6 +151,14 @@ func TestAgentrailRuleParse(t *testing.T) {
 	}
 }
 
+func TestAgentrailFirstSpace(t *testing.T) {
+	for _, tc := range agentrailFirstSpace {
+		if got := NormalizeFirstSpace(tc.cmd); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
+
 func TestAgentrailNormalize(t *testing.T) {
 	for _, tc := range agentrailNormalize {
 		if got := NormalizeBashCommand(tc.cmd); got != tc.want {

@@ -63,7 +63,7 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		Dir:   s.Dir,
 		Env:   withMarker(s.Env, p.marker),
 		Files: []*os.File{stdin, stdout, stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   &syscall.SysProcAttr{Setpgid: !s.Session, Setsid: s.Session},
 	}
 	var proc *os.Process
 	if watchdogEnabled() {

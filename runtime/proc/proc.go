@@ -27,6 +27,10 @@ type Spec struct {
 	// Embedded, if non-empty, is a script run by the embedded
 	// mvdan.cc/sh/v3/interp shell (bash dialect) instead of Argv.
 	Embedded string
+	// Session starts the shell in a session of its own (setsid) rather than only a process group of its
+	// own (setpgid); it leads its group either way, so the group is killed the same. Ignored when Embedded
+	// is set.
+	Session bool
 
 	// Dir is the working directory. It must exist, else Start fails.
 	// Empty means the current directory of this process.

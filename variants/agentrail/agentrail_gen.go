@@ -183,7 +183,7 @@ type BashBackgroundContent struct {
 // BashBackgroundDetails is the details field of BashBackground.
 type BashBackgroundDetails struct {
 	Mode string `json:"mode"`
-	PID  int    `json:"pid"`
+	PID  *int   `json:"pid,omitempty"`
 	// partial output captured before the timeout ("" for timeout 0)
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
@@ -215,6 +215,9 @@ type Error struct{ runtime.Raised }
 // agentrail_permissions blocks a command; Bash would run more background processes than the limit.
 type ToolError struct{ runtime.Raised }
 
+// ToolNotFoundError is raised when a call names a tool the variant does not have.
+type ToolNotFoundError struct{ runtime.Raised }
+
 // ToolValidationError is raised when Bash gets a parameter of the wrong type, or misses a required
 // one; Bash gets a timeout out of range.
 type ToolValidationError struct{ runtime.Raised }
@@ -226,6 +229,8 @@ func typedError(te *runtime.ToolError) error {
 		return &Error{runtime.Raised{ToolError: te}}
 	case "ToolError":
 		return &ToolError{runtime.Raised{ToolError: te}}
+	case "ToolNotFoundError":
+		return &ToolNotFoundError{runtime.Raised{ToolError: te}}
 	case "ToolValidationError":
 		return &ToolValidationError{runtime.Raised{ToolError: te}}
 	}

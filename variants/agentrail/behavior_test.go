@@ -5,6 +5,7 @@ package agentrail_test
 // captured from our own output.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
 )
 
@@ -155,6 +157,28 @@ func TestBehavior(t *testing.T) {
 			Params: behavior.CmdWith("pwd", "working_directory", "file"),
 			Err:    &runtime.ToolError{Type: "Error", Message: "spawn ENOTDIR"},
 		},
+		{
+			// timeout 0 settles the result before spawn's asynchronous ENOENT: background, pid undefined.
+			Name:   "zero timeout and a missing working_directory",
+			Params: behavior.CmdWith("echo hi", "timeout", 0, "working_directory", "nope"),
+			Want: behavior.Fixed(behavior.Obj{
+				{K: "content", V: content("Process is running in background (pid: undefined)")},
+				{K: "details", V: behavior.Obj{{K: "mode", V: "background"}, {K: "stdout", V: ""}, {K: "stderr", V: ""}}},
+			}),
+		},
+		{
+			// Node's setTimeout runs a delay over 2^31-1 ms as 1 ms: the process goes to the background at once.
+			Name:    "timeout past the timer's range",
+			Params:  behavior.CmdWith("sleep 1; echo late", "timeout", 2147483648),
+			Check:   background("", ""),
+			MaxTime: 900 * time.Millisecond,
+		},
+		{
+			// detached: true is setsid: the shell leads a session of its own.
+			Name:   "the shell leads its own session",
+			Params: behavior.Cmd(`[ "$(ps -o sid= -p $$ | tr -d ' ')" = "$$" ] && echo session`),
+			Want:   behavior.Fixed(fg("session\n", "", 0)),
+		},
 		{Name: "missing command", Params: func(*behavior.Workspace) map[string]any { return map[string]any{} }, Err: invalid},
 		{Name: "command of another type", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 5} }, Err: invalid},
 		{Name: "empty command", Params: behavior.Cmd(""), Want: behavior.Fixed(fg("", "", 0))},
@@ -173,4 +197,22 @@ func TestBehavior(t *testing.T) {
 		},
 	}
 	behavior.Run(t, "agentrail", "Bash", cases)
+}
+
+// A call of a tool the agent does not have is the core executor's ToolNotFoundError.
+func TestUnknownTool(t *testing.T) {
+	v, err := variants.Spec("agentrail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := runtime.New(v, runtime.WithWorkspace(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	_, err = eng.Call(context.Background(), "Grep", json.RawMessage(`{}`))
+	var te *runtime.ToolError
+	if !errors.As(err, &te) || te.Type != "ToolNotFoundError" || te.Message != "Tool not found: Grep" {
+		t.Fatalf("got %v", err)
+	}
 }

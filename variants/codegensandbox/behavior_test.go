@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -90,6 +91,48 @@ func TestBash(t *testing.T) {
 		{Name: "runs from the workspace root", Params: bp("pwd -P"), Want: func(w *behavior.Workspace) any { return w.Real + "\n" }},
 		{Name: "no working-directory parameter", Params: bp("pwd -P", "cwd", "/"), Want: func(w *behavior.Workspace) any { return w.Real + "\n" }},
 		{Name: "missing command", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"description": "d"} }, Err: toolErr("command is required")},
+		// The server's middleware scrubs every text it returns (internal/scrub: 13 patterns in order, each
+		// match replaced by [REDACTED:<name>]).
+		{Name: "secrets scrubbed", Params: bp("echo API_KEY=abc123 password=hunter2"), Want: behavior.Fixed("[REDACTED:secret-env-assignment] [REDACTED:secret-env-assignment]\n")},
+		{
+			// sk-ant- comes before the general sk- pattern, so the key is named as Anthropic's.
+			Name:   "the more specific pattern first",
+			Params: bp("echo key: sk-ant-abcdefghijklmnopqrstuvwxyz"),
+			Want:   behavior.Fixed("key: [REDACTED:anthropic-api-key]\n"),
+		},
+		{Name: "a private key block", Params: bp(`printf -- '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n'`), Want: behavior.Fixed("[REDACTED:pem-private-key]\n")},
+		{Name: "a URL with a password", Params: bp("echo https://bob:pw@example.com/x"), Want: behavior.Fixed("[REDACTED:basic-auth-url]/x\n")},
+		// ResolveWorkspace, before the arguments are validated: a single workspace is named after its root's
+		// base name, and the name is trimmed.
+		{
+			Name: "workspace named",
+			Params: func(w *behavior.Workspace) map[string]any {
+				return bp("echo hi", "workspace", " "+filepath.Base(w.Dir)+" ")(w)
+			},
+			Want: behavior.Fixed("hi\n"),
+		},
+		{
+			Name:   "workspace unknown",
+			Params: bp("echo hi", "workspace", "nope"),
+			ErrFn: func(w *behavior.Workspace) *runtime.ToolError {
+				return toolErr(`unknown workspace "nope"; configured: ` + filepath.Base(w.Dir))
+			},
+		},
+		{
+			Name:   "workspace unknown comes before a missing command",
+			Params: func(*behavior.Workspace) map[string]any { return map[string]any{"workspace": "nope"} },
+			ErrFn: func(w *behavior.Workspace) *runtime.ToolError {
+				return toolErr(`unknown workspace "nope"; configured: ` + filepath.Base(w.Dir))
+			},
+		},
+		{
+			// Error results are scrubbed too.
+			Name:   "a secret in an error",
+			Params: bp("echo hi", "workspace", "TOKEN=abc"),
+			ErrFn: func(w *behavior.Workspace) *runtime.ToolError {
+				return toolErr(`unknown workspace "[REDACTED:secret-env-assignment] configured: ` + filepath.Base(w.Dir))
+			},
+		},
 		{Name: "empty command", Params: bp(""), Err: toolErr("command is required")},
 		{Name: "command of another type", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 5, "description": "d"} }, Err: toolErr("command is required")},
 		{Name: "missing description", Params: behavior.Cmd("echo hi"), Err: toolErr("description is required")},

@@ -95,7 +95,7 @@ func Definitions() []spec.Definition {
 	return []spec.Definition{
 		{
 			Name:        ToolBash,
-			Description: "Run a shell command in the workspace via bash -c. Runs from the workspace root (use `cd subdir && ...` to move); stdin is closed; env is inherited from the server. Returns combined stdout+stderr, capped at 100 KiB with a '... (output truncated, N bytes elided)' marker — late output such as the last few lines of a build log may be elided. A trailing 'exit: N' line is emitted for non-zero exits. A 'timed out after Ns' marker is emitted on timeout (exit code 124), and the entire process group is killed so backgrounded children do not survive. A small set of dangerous tokens (sudo, su, shutdown, reboot, halt, poweroff, chroot, mount, umount, mkfs) at plausible command positions are rejected before the command runs.",
+			Description: "Run a shell command in the workspace via bash -c. Runs from the workspace root (use `cd subdir && ...` to move); stdin is closed; env is inherited from the server. Returns combined stdout+stderr, capped at 100 KiB with a '... (output truncated, N bytes elided)' marker — late output such as the last few lines of a build log may be elided. A trailing 'exit: N' line is emitted for non-zero exits. A 'timed out after Ns' marker is emitted on timeout (exit code 124), and the entire process group is killed so backgrounded children do not survive. A small set of dangerous tokens (sudo, su, shutdown, reboot, halt, poweroff, chroot, mount, umount, mkfs) at plausible command positions are rejected before the command runs. In multi-workspace mode pass `workspace` to pick one.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -111,6 +111,10 @@ func Definitions() []spec.Definition {
     "run_in_background": {
       "type": "boolean",
       "description": "If true, spawn the command in the background and return a shell_id immediately. Use BashOutput to poll and KillShell to terminate."
+    },
+    "workspace": {
+      "type": "string",
+      "description": "Name of the workspace to target when this sandbox was started with -workspaces (multiple roots). Optional in single-workspace mode (the sole workspace is used). Required in multi-workspace mode — the call returns an actionable error listing the configured names if omitted, so the agent picks one explicitly rather than the sandbox guessing."
     }
   },
   "required": ["command", "description"]
@@ -153,6 +157,7 @@ type BashParams struct {
 	Description     string   `json:"description" jsonschema_description:"5-10 word description of what this command does. Recorded for agent context; does not affect execution."`
 	Timeout         *float64 `json:"timeout,omitempty" jsonschema_description:"Timeout in seconds. Default 120, clamped to a maximum of 600."`
 	RunInBackground *bool    `json:"run_in_background,omitempty" jsonschema_description:"If true, spawn the command in the background and return a shell_id immediately. Use BashOutput to poll and KillShell to terminate."`
+	Workspace       *string  `json:"workspace,omitempty" jsonschema_description:"Name of the workspace to target when this sandbox was started with -workspaces (multiple roots). Optional in single-workspace mode (the sole workspace is used). Required in multi-workspace mode — the call returns an actionable error listing the configured names if omitted, so the agent picks one explicitly rather than the sandbox guessing."`
 }
 
 // BashOutputParams are the parameters of the BashOutput tool; a nil pointer leaves an optional one
@@ -166,11 +171,13 @@ type KillShellParams struct {
 	ShellID string `json:"shell_id" jsonschema_description:"Shell identifier returned by Bash in background mode."`
 }
 
-// ToolError is raised when Bash gets no command; Bash gets an empty command; Bash gets no description;
-// Bash gets an empty description; Bash's policy codegensandbox_deny blocks a command; Bash would run
-// more background processes than the limit; Bash cannot start its shell; BashOutput gets no shell_id;
-// BashOutput gets an empty shell_id; BashOutput gets a shell id that is not known; KillShell gets no
-// shell_id; KillShell gets an empty shell_id; KillShell gets a shell id that is not known.
+// ToolError is raised when Bash names a workspace that is not configured; Bash names no workspace
+// where several are configured; Bash gets no command; Bash gets an empty command; Bash gets no
+// description; Bash gets an empty description; Bash's policy codegensandbox_deny blocks a command;
+// Bash would run more background processes than the limit; Bash cannot start its shell; BashOutput
+// gets no shell_id; BashOutput gets an empty shell_id; BashOutput gets a shell id that is not known;
+// KillShell gets no shell_id; KillShell gets an empty shell_id; KillShell gets a shell id that is not
+// known.
 type ToolError struct{ runtime.Raised }
 
 // ValidationError is raised when Bash gets a parameter of the wrong type, or misses a required one;

@@ -161,6 +161,53 @@ func TestBehavior(t *testing.T) {
 		},
 		{Name: "missing command", Params: func(*behavior.Workspace) map[string]any { return map[string]any{} }, Err: &runtime.ToolError{Type: "KeyError", Message: "'command'"}},
 		{Name: "empty command", Params: behavior.Cmd(""), Want: behavior.Fixed(result("", "", 0, false))},
+		// The runner passes the model's JSON values to Python unchecked (bash.py: subprocess.run(command,
+		// shell=True, ..., timeout=timeout) after the working-directory checks; Popen runs list(command) for a
+		// command that is not a str; communicate() adds the timeout to a float).
+		{Name: "timeout with a fraction", Params: behavior.CmdWith("sleep 3", "timeout", 1.5), Want: behavior.Fixed(timedOut(1.5)), MaxTime: 3 * time.Second},
+		{
+			Name:    "timeout true is one second",
+			Params:  behavior.CmdWith("sleep 3", "timeout", true),
+			Want:    behavior.Fixed(behavior.Obj{{K: "success", V: false}, {K: "error", V: "Command timed out after True seconds"}, {K: "timeout", V: true}}),
+			MaxTime: 3 * time.Second,
+		},
+		{Name: "timeout as a string", Params: behavior.CmdWith("sleep 3", "timeout", "1"), Want: behavior.Fixed(failure("unsupported operand type(s) for +: 'float' and 'str'"))},
+		{Name: "timeout as a list", Params: behavior.CmdWith("sleep 3", "timeout", []any{1}), Want: behavior.Fixed(failure("unsupported operand type(s) for +: 'float' and 'list'"))},
+		{Name: "timeout as an object", Params: behavior.CmdWith("sleep 3", "timeout", map[string]any{}), Want: behavior.Fixed(failure("unsupported operand type(s) for +: 'float' and 'dict'"))},
+		{
+			Name:   "command null",
+			Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": nil} },
+			Want:   behavior.Fixed(failure("'NoneType' object is not iterable")),
+		},
+		{
+			Name:   "command as a number",
+			Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 42} },
+			Want:   behavior.Fixed(failure("'int' object is not iterable")),
+		},
+		{
+			// ["/bin/sh", "-c", "echo", "hi"]: echo runs with $0 = "hi" and prints an empty line.
+			Name:   "command as a list",
+			Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": []any{"echo", "hi"}} },
+			Want:   behavior.Fixed(result("\n", "", 0, false)),
+		},
+		{
+			Name: "command as a list with its arguments",
+			Params: func(*behavior.Workspace) map[string]any {
+				return map[string]any{"command": []any{`printf '%s,%s' "$0" "$1"`, "a", "b"}}
+			},
+			Want: behavior.Fixed(result("a,b", "", 0, false)),
+		},
+		{
+			Name:   "command as a list with a number",
+			Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": []any{"echo", 5}} },
+			Want:   behavior.Fixed(failure("expected str, bytes or os.PathLike object, not int")),
+		},
+		{
+			// The working directory is checked first, then subprocess.run meets the command.
+			Name:   "command null, working_dir outside",
+			Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": nil, "working_dir": "/"} },
+			Want:   behavior.Fixed(failure("Working directory is outside the project workspace")),
+		},
 		{
 			Name:   "shell missing",
 			Params: behavior.Cmd("echo hi"),

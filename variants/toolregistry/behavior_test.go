@@ -93,6 +93,12 @@ func TestBehavior(t *testing.T) {
 		},
 		{Name: "empty command", Params: behavior.Cmd(""), Want: behavior.Fixed(result("", "", 0))},
 		{
+			// BashTool.execute(self, command, timeout=120, cwd=None) gets the arguments as keywords.
+			Name:   "a parameter execute() does not take",
+			Params: behavior.CmdWith("echo hi", "working_dir", "sub"),
+			Err:    &runtime.ToolError{Type: "TypeError", Message: "BashTool.execute() got an unexpected keyword argument 'working_dir'"},
+		},
+		{
 			Name:   "shell missing",
 			Params: behavior.Cmd("echo hi"),
 			Opts:   []runtime.Option{runtime.WithShell("/nonexistent/sh", "-c")},

@@ -143,7 +143,7 @@ type NotADirectoryError struct{ runtime.Raised }
 // PermissionError is raised when bash cannot start its shell (EACCES).
 type PermissionError struct{ runtime.Raised }
 
-// TypeError is raised when bash gets no command.
+// TypeError is raised when bash gets a parameter it does not declare; bash gets no command.
 type TypeError struct{ runtime.Raised }
 
 // UnicodeDecodeError is raised when bash reads output that does not decode.

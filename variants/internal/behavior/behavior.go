@@ -95,12 +95,13 @@ func NewWorkspace(t *testing.T) *Workspace {
 type Case struct {
 	Name    string
 	Params  func(w *Workspace) map[string]any
-	Want    func(w *Workspace) any // an Obj (JSON result) or a string (text result)
-	Err     *runtime.ToolError     // a raised error instead of a result
-	ErrType string                 // only the error type is part of the contract
-	MaxTime time.Duration          // the call must return within this
-	Gap     string                 // a known gap in the spec language: the case documents upstream and is skipped
-	Linked  bool                   // the engine gets the workspace through a symlink (w.Dir is the link)
+	Want    func(w *Workspace) any                // an Obj (JSON result) or a string (text result)
+	Err     *runtime.ToolError                    // a raised error instead of a result
+	ErrFn   func(w *Workspace) *runtime.ToolError // Err, for an error that names the workspace
+	ErrType string                                // only the error type is part of the contract
+	MaxTime time.Duration                         // the call must return within this
+	Gap     string                                // a known gap in the spec language: the case documents upstream and is skipped
+	Linked  bool                                  // the engine gets the workspace through a symlink (w.Dir is the link)
 	Opts    []runtime.Option
 	// Check replaces Want for results with parts no contract can fix in advance (pids, shell ids); eng is
 	// the engine of the call, for follow-up calls.
@@ -166,6 +167,9 @@ func Run(t *testing.T, id, tool string, cases []Case) {
 			elapsed := time.Since(start)
 			if tc.MaxTime > 0 && elapsed > tc.MaxTime {
 				t.Errorf("call took %v, want at most %v", elapsed, tc.MaxTime)
+			}
+			if tc.ErrFn != nil {
+				tc.Err = tc.ErrFn(w)
 			}
 			if tc.Err != nil || tc.ErrType != "" {
 				var te *runtime.ToolError

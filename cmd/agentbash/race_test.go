@@ -1,0 +1,8 @@
+//go:build race
+
+package main
+
+func init() {
+	raceEnabled = true
+	timeScale = "3"
+}

@@ -1,0 +1,99 @@
+package conformance
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/agentbash/agentbash/spec"
+)
+
+// Features lists the features of a spec that the battery can exercise, sorted: each parameter of each
+// tool ("tool bash param command"), each required, not_empty and not_blank check ("tool Bash check
+// required description"), the timeout rules and the working-directory checks, output and result
+// truncation, invalid parameters, unknown shell ids, and every rule of every policy a tool checks ("policy
+// toolregistry_deny rule sudo"; each pattern of a rule's list on its own: "rule dangerous[2]"). A report
+// counts those its cases exercised (a case exercises its Features and the parameters it sends).
+func Features(v *spec.Variant) []string {
+	var fs []string
+	policies := map[string]bool{}
+	for i := range v.Tools {
+		t := &v.Tools[i]
+		p := "tool " + t.Name + " "
+		kind := string(t.Kind)
+		if kind == "" {
+			kind = "exec"
+		}
+		hasRole := func(role string) bool {
+			return slices.ContainsFunc(t.Params, func(q spec.Param) bool { return string(q.Role) == role })
+		}
+		if kind == "exec" && !hasRole("command") {
+			continue // the battery has nothing to call it with
+		}
+		for _, q := range t.Params {
+			fs = append(fs, p+"param "+q.Name)
+		}
+		for _, ch := range t.Checks {
+			switch {
+			case ch.Required != "":
+				fs = append(fs, p+"check required "+ch.Required)
+			case ch.NotEmpty != "":
+				fs = append(fs, p+"check not_empty "+ch.NotEmpty)
+			case ch.NotBlank != "":
+				fs = append(fs, p+"check not_blank "+ch.NotBlank)
+			case ch.Timeout && t.Timeout != nil && hasRole("timeout"):
+				fs = append(fs, p+"check timeout")
+			case ch.Workdir && hasRole("workdir"):
+				fs = append(fs, p+"check workdir")
+			case ch.Policy != "":
+				policies[ch.Policy] = true
+			}
+		}
+		switch kind {
+		case "exec":
+			fs = append(fs, p+"invalid parameter")
+			if t.Timeout != nil && hasRole("timeout") {
+				fs = append(fs, p+"timeout")
+			}
+			if t.Output != nil && t.Output.Truncate != nil {
+				fs = append(fs, p+"output truncation")
+			}
+			for name, sh := range t.Results.Cases {
+				if sh.Truncate != nil && sh.Text != nil && (name == "exit" || name == "success") {
+					fs = append(fs, p+"result truncation")
+					break
+				}
+			}
+		case "poll", "kill":
+			if hasRole("shell_id") {
+				fs = append(fs, p+"unknown shell id")
+			}
+		}
+	}
+	for i := range v.Policies {
+		pol := &v.Policies[i]
+		if !policies[pol.Name] {
+			continue
+		}
+		entries := ruleEntries(pol)
+		for _, e := range entries {
+			fs = append(fs, e.feature(pol.Name))
+		}
+		if len(entries) == 0 {
+			fs = append(fs, "policy "+pol.Name)
+		}
+	}
+	slices.Sort(fs)
+	return slices.Compact(fs)
+}
+
+// caseFeatures are the features a case exercises: its own and a parameter for each key of its params.
+func caseFeatures(c Case) []string {
+	fs := slices.Clone(c.Features)
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(c.Params, &keys) == nil {
+		for k := range keys {
+			fs = append(fs, "tool "+c.Tool+" param "+k)
+		}
+	}
+	return fs
+}

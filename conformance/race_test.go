@@ -1,0 +1,5 @@
+//go:build race
+
+package conformance
+
+func init() { timeScale = 3 }

@@ -1,0 +1,132 @@
+package toolschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// Format is a way of writing tool definitions, as one model API or protocol takes them.
+type Format string
+
+// The formats of Definitions.
+const (
+	// JSONSchema: each tool's parameters as a JSON Schema (draft 2020-12) document, titled with the tool's
+	// name and described with its description.
+	JSONSchema Format = "jsonschema"
+	// OpenAI: OpenAI Chat Completions function tools, {"type": "function", "function": {name, description,
+	// parameters}}.
+	OpenAI Format = "openai"
+	// OpenAIResponses: OpenAI Responses function tools, {"type": "function", name, description, parameters,
+	// "strict": false} (the Responses API makes strict the default, and strict mode demands every property
+	// be required, which these contracts do not).
+	OpenAIResponses Format = "openai-responses"
+	// Anthropic: Anthropic Messages tools, {name, description, input_schema}.
+	Anthropic Format = "anthropic"
+	// MCP: MCP Tool objects as tools/list returns them, {name, description, inputSchema, annotations}.
+	MCP Format = "mcp"
+)
+
+// Formats lists every format, in the order the CLI documents them.
+func Formats() []Format { return []Format{JSONSchema, OpenAI, OpenAIResponses, Anthropic, MCP} }
+
+// Annotations are the MCP tool annotations of a tool (hints to a client, not guarantees).
+type Annotations struct {
+	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint bool `json:"destructiveHint"`
+	IdempotentHint  bool `json:"idempotentHint"`
+	OpenWorldHint   bool `json:"openWorldHint"`
+}
+
+// ToolAnnotations derives a tool's MCP annotations from its kind: a tool that runs a command may do anything
+// (not read-only, destructive, not idempotent, open world, as CodeGen-Sandbox upstream declares its tools);
+// a poll tool only reads the background registry (read-only, closed world; idempotent when every poll
+// returns the whole output); a kill tool ends a process it started (destructive, idempotent, closed world).
+func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
+	switch string(t.Kind) {
+	case "poll":
+		all := v.Background == nil || string(v.Background.Poll) != "new"
+		return Annotations{ReadOnlyHint: true, IdempotentHint: all}
+	case "kill":
+		return Annotations{DestructiveHint: true, IdempotentHint: true}
+	}
+	return Annotations{DestructiveHint: true, OpenWorldHint: true}
+}
+
+// Definitions writes the tools of v, the primary one first, as one JSON array (indented) in the format.
+func Definitions(v *spec.Variant, f Format) ([]byte, error) {
+	if !slices.Contains(Formats(), f) {
+		return nil, fmt.Errorf("toolschema: unknown format %q (formats: %s)", f, formatList())
+	}
+	var out []any
+	for i := range v.Tools {
+		t := &v.Tools[i]
+		in := Input(t)
+		switch f {
+		case JSONSchema:
+			out = append(out, documentOf(t, in))
+		case OpenAI:
+			out = append(out, struct {
+				Type     string `json:"type"`
+				Function any    `json:"function"`
+			}{"function", struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+			}{t.Name, t.Description, in}})
+		case OpenAIResponses:
+			out = append(out, struct {
+				Type        string          `json:"type"`
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+				Strict      bool            `json:"strict"`
+			}{"function", t.Name, t.Description, in, false})
+		case Anthropic:
+			out = append(out, struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				InputSchema json.RawMessage `json:"input_schema"`
+			}{t.Name, t.Description, in})
+		case MCP:
+			out = append(out, struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+				Annotations Annotations     `json:"annotations"`
+			}{t.Name, t.Description, in, ToolAnnotations(v, t)})
+		}
+	}
+	b, err := jsonenc.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// documentOf is a tool's input schema as a standalone JSON Schema document: the $schema, title and
+// description first, then the schema's own keywords in their order.
+func documentOf(t *spec.Tool, in json.RawMessage) json.RawMessage {
+	var b []byte
+	b = append(b, `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":`...)
+	b = append(b, jsonenc.String(t.Name)...)
+	if t.Description != "" {
+		b = append(b, `,"description":`...)
+		b = append(b, jsonenc.String(t.Description)...)
+	}
+	b = append(b, ',')
+	b = append(b, in[1:]...) // Input always writes an object with at least "type"
+	return b
+}
+
+func formatList() string {
+	var s []string
+	for _, f := range Formats() {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,318 @@
+// Package matrix sets variants side by side, to choose among them: the facts a host and its model meet
+// (shell, timeout, output limits and truncation, decoding, policies, background processes, errors, result,
+// host frameworks), read from each spec. `agentbash matrix` prints it; the README embeds the markdown form.
+package matrix
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// Column is one variant's facts, each a short text.
+type Column struct {
+	ID         string `json:"id"`
+	Title      string `json:"title"`
+	Tools      string `json:"tools"`
+	Shell      string `json:"shell"`
+	Timeout    string `json:"timeout"`
+	OnExpiry   string `json:"on_expiry"`
+	Capture    string `json:"capture"`
+	Limit      string `json:"limit"`
+	Truncation string `json:"truncation"`
+	Marker     string `json:"marker"`
+	Decoding   string `json:"decoding"`
+	Policies   string `json:"policies"`
+	Background string `json:"background"`
+	Errors     string `json:"errors"`
+	Result     string `json:"result"`
+	Hosts      string `json:"hosts"`
+}
+
+// rows names the facts in the order the markdown shows them.
+var rows = []struct {
+	name string
+	get  func(*Column) string
+}{
+	{"tools", func(c *Column) string { return c.Tools }},
+	{"shell", func(c *Column) string { return c.Shell }},
+	{"timeout (unit, default, range)", func(c *Column) string { return c.Timeout }},
+	{"on timeout", func(c *Column) string { return c.OnExpiry }},
+	{"output capture", func(c *Column) string { return c.Capture }},
+	{"output limit", func(c *Column) string { return c.Limit }},
+	{"truncation kept", func(c *Column) string { return c.Truncation }},
+	{"truncation marker", func(c *Column) string { return c.Marker }},
+	{"decoding", func(c *Column) string { return c.Decoding }},
+	{"policy engines", func(c *Column) string { return c.Policies }},
+	{"background processes", func(c *Column) string { return c.Background }},
+	{"error kinds", func(c *Column) string { return c.Errors }},
+	{"result", func(c *Column) string { return c.Result }},
+	{"host frameworks", func(c *Column) string { return c.Hosts }},
+}
+
+// Of reads a variant's facts.
+func Of(v *spec.Variant) Column {
+	c := Column{ID: v.ID, Title: v.Title, Hosts: dash(strings.Join(v.Hosts, ", "))}
+	var names []string
+	for _, t := range v.Tools {
+		names = append(names, t.Name)
+	}
+	c.Tools = strings.Join(names, ", ")
+	c.Shell = strings.Join(v.Shell.Argv, " ")
+	if v.Shell.Embedded {
+		c.Shell = "embedded (mvdan.cc/sh)"
+	}
+	t := primary(v)
+	c.Timeout, c.OnExpiry = "none", "-"
+	if tm := t.Timeout; tm != nil {
+		c.Timeout = fmt.Sprintf("%s, %s", tm.Unit, num(tm.Default))
+		rule := string(tm.OutOfRange)
+		if rule == "" {
+			rule = "fail"
+		}
+		switch {
+		case tm.Min != nil && tm.Max != nil:
+			c.Timeout += fmt.Sprintf(", %s–%s (%s)", num(*tm.Min), num(*tm.Max), rule)
+		case tm.Min != nil:
+			c.Timeout += fmt.Sprintf(", ≥ %s (%s)", num(*tm.Min), rule)
+		case tm.Max != nil:
+			c.Timeout += fmt.Sprintf(", ≤ %s (%s)", num(*tm.Max), rule)
+		}
+		switch string(tm.Expiry) {
+		case "background":
+			c.OnExpiry = "moves to the background"
+		default:
+			c.OnExpiry = "process group killed"
+		}
+	}
+	c.Capture, c.Limit, c.Truncation, c.Marker, c.Decoding = "-", "none", "-", "-", "-"
+	if o := t.Output; o != nil {
+		c.Capture = "stdout and stderr apart"
+		if string(o.Capture) == "combined" {
+			c.Capture = "combined"
+		}
+		dec := string(o.Decode)
+		if dec == "" {
+			dec = "replace"
+		}
+		c.Decoding = "UTF-8, " + dec
+		if string(o.Newlines) == "universal" {
+			c.Decoding += ", universal newlines"
+		}
+		if o.Strip {
+			c.Decoding += ", stripped"
+		}
+		if o.Sanitize != "" {
+			c.Decoding += ", sanitized " + string(o.Sanitize)
+		}
+		if tr := o.Truncate; tr != nil {
+			scope := "per stream"
+			if string(o.Capture) == "combined" {
+				scope = "combined"
+			}
+			c.Limit = fmt.Sprintf("%d %s %s", tr.Limit, tr.Unit, scope)
+			c.Truncation, c.Marker = kept(tr), marker(tr)
+		}
+	}
+	for _, name := range t.Outcomes() {
+		if tr := t.Results.Cases[name].Truncate; tr != nil {
+			c.Limit = fmt.Sprintf("%d %s of the whole result", tr.Limit, tr.Unit)
+			c.Truncation, c.Marker = kept(tr), marker(tr)
+		}
+	}
+	c.Policies = policies(v)
+	c.Background = background(v)
+	c.Errors = errorKinds(v)
+	c.Result = result(t)
+	return c
+}
+
+// primary is the first tool that runs commands (the first tool if none does).
+func primary(v *spec.Variant) *spec.Tool {
+	for i := range v.Tools {
+		if k := string(v.Tools[i].Kind); k == "" || k == "exec" {
+			return &v.Tools[i]
+		}
+	}
+	return &v.Tools[0]
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func kept(tr *spec.Truncate) string {
+	switch string(tr.Keep) {
+	case "tail":
+		return fmt.Sprintf("tail (last %d)", or(tr.Tail, tr.Limit))
+	case "head_tail":
+		s := fmt.Sprintf("head %d and tail %d", tr.Head, tr.Tail)
+		if tr.TailThreshold > 0 {
+			s += fmt.Sprintf(" (tail past %d)", tr.TailThreshold)
+		}
+		return s
+	}
+	return fmt.Sprintf("head (first %d)", or(tr.Head, tr.Limit))
+}
+
+func or(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+func marker(tr *spec.Truncate) string { return strconv.Quote(tr.Marker) }
+
+func policies(v *spec.Variant) string {
+	var out []string
+	for _, p := range v.Policies {
+		s := string(p.Kind)
+		n := 0
+		for _, r := range p.Rules {
+			n += max(len(r.Patterns)+len(r.Substrings), boolInt(r.Pattern != "" || r.Substring != ""))
+		}
+		rules := fmt.Sprintf("%d rules", n)
+		if n == 1 {
+			rules = "1 rule"
+		}
+		switch {
+		case n > 0 && p.Dialect != "" && string(p.Kind) == "regex":
+			s += fmt.Sprintf(" (%s, %s dialect)", rules, p.Dialect)
+		case n > 0:
+			s += " (" + rules + ")"
+		case string(p.Kind) == "permission" && p.Permission != nil:
+			s += " (Tool(pattern) rules, host-set)"
+		}
+		out = append(out, s)
+	}
+	return dash(strings.Join(out, "; "))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func background(v *spec.Variant) string {
+	var ways []string
+	for _, t := range v.Tools {
+		for _, p := range t.Params {
+			if string(p.Role) == "background" {
+				ways = append(ways, t.Name+"("+p.Name+")")
+			}
+		}
+		if t.Timeout != nil && string(t.Timeout.Expiry) == "background" {
+			ways = append(ways, "a timeout moves the process there")
+		}
+	}
+	var tools []string
+	for _, t := range v.Tools {
+		if k := string(t.Kind); k == "poll" || k == "kill" {
+			tools = append(tools, t.Name+" ("+k+")")
+		}
+	}
+	if len(ways) == 0 {
+		return "no"
+	}
+	s := strings.Join(ways, "; ")
+	if len(tools) > 0 {
+		s += "; " + strings.Join(tools, ", ")
+	} else {
+		s += "; no tool reads them"
+	}
+	if b := v.Background; b != nil && b.MaxLive > 0 {
+		s += fmt.Sprintf("; at most %d live", b.MaxLive)
+	}
+	return s
+}
+
+// errorKinds lists the error classes the tools raise, and says when failures come back as results.
+func errorKinds(v *spec.Variant) string {
+	raised := map[string]bool{}
+	asResult := false
+	for _, site := range v.Failures() {
+		if site.Raises() {
+			raised[site.Failure.Type] = true
+		} else {
+			asResult = true
+		}
+	}
+	s := strings.Join(slices.Sorted(maps.Keys(raised)), ", ")
+	if asResult {
+		s += " (others as results)"
+	}
+	return dash(s)
+}
+
+func result(t *spec.Tool) string {
+	r := t.Results
+	switch {
+	case string(r.Format) == "text":
+		return "text"
+	case r.Union:
+		var names []string
+		for _, o := range t.Outcomes() {
+			names = append(names, string(o))
+		}
+		return "JSON object, a union on " + r.Discriminator + " (" + strings.Join(names, ", ") + ")"
+	}
+	fields := map[string]bool{}
+	for _, sh := range r.Cases {
+		for _, f := range sh.Fields {
+			fields[f.Name] = true
+		}
+	}
+	return "JSON object {" + strings.Join(slices.Sorted(maps.Keys(fields)), ", ") + "}"
+}
+
+// Markdown renders the columns as a markdown table, one column per variant.
+func Markdown(cols []Column) string {
+	var b strings.Builder
+	b.WriteString("| |")
+	for _, c := range cols {
+		b.WriteString(" `" + c.ID + "` |")
+	}
+	b.WriteString("\n|---|")
+	for range cols {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString("| " + r.name + " |")
+		for i := range cols {
+			b.WriteString(" " + cell(r.get(&cols[i])) + " |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// cell escapes a text for a table cell: pipes escaped, a quoted marker in a code span.
+func cell(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+	}
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// JSON renders the columns as an indented JSON array.
+func JSON(cols []Column) ([]byte, error) {
+	b, err := jsonenc.MarshalIndent(cols, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

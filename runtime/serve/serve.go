@@ -1,0 +1,184 @@
+// Package serve serves any variant to the hosts that use it: over MCP with the official SDK
+// (github.com/modelcontextprotocol/go-sdk: stdio, streamable HTTP, HTTP+SSE) and over the JSON Lines wire
+// protocol of conformance/PROTOCOL.md. `agentbash serve` is Run; a Go host builds on the parts with its
+// own engines:
+//
+//   - NewMCP makes the MCP server of a variant on a Caller (a *runtime.Engine); ServeStdio, HTTPHandler and
+//     SSEHandler serve it, Server gives the SDK server for another transport.
+//   - ServeWire serves the wire protocol on any io.Reader and io.Writer, running each request on a Backend
+//     by its workspace; a Pool is the backend that keeps one engine per workspace, closing idle ones.
+//
+// Lifecycle: calls run concurrently and are answered by id. Cancelling a call (MCP's
+// notifications/cancelled; the end of the input on the wire protocol and on stdio; ctx's end) cancels its
+// context, and the runtime kills its process group. Run returns only after every call has returned and
+// every engine is closed, which kills and reaps every background process group. Reading is bounded: a
+// request line over DefaultMaxLine is read through, dropped and answered with an error, and serving goes on.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// The transports of Run.
+const (
+	Stdio = "stdio" // MCP over stdin and stdout
+	HTTP  = "http"  // MCP streamable HTTP at /mcp
+	SSE   = "sse"   // MCP HTTP+SSE at /sse
+	Wire  = "wire"  // the JSON Lines wire protocol on stdin and stdout
+)
+
+// Transports lists the transports of Run.
+func Transports() []string { return []string{Stdio, HTTP, SSE, Wire} }
+
+// DefaultAddr is where the HTTP transports listen by default: the loopback interface only.
+const DefaultAddr = "127.0.0.1:8080"
+
+// Config is what Run serves and how.
+type Config struct {
+	// Variant is the spec served.
+	Variant *spec.Variant
+	// Transport is one of Transports (default Stdio).
+	Transport string
+	// Addr is the HTTP transports' listening address (default DefaultAddr; port 0 picks a free one).
+	Addr string
+	// Workspace is the MCP server's workspace, and the wire protocol's for a request that names none
+	// (default: the working directory).
+	Workspace string
+	// Runtime are options for every engine.
+	Runtime []runtime.Option
+	// Stdin and Stdout carry the stdio and wire transports (default os.Stdin, os.Stdout).
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Log receives one line when an HTTP transport listens (with its URL), and errors (default: none).
+	Log io.Writer
+	// Listening, when set, is called with the URL an HTTP transport serves once it listens.
+	Listening func(url string)
+	// Pool configures the wire transport's engines (Workspace and Runtime are set from above).
+	Pool PoolOptions
+}
+
+// Run serves c.Variant on c.Transport until the end of the input (stdio, wire), a broken output, or ctx's
+// end; then it cancels the calls in flight, waits for them, closes every engine (killing and reaping every
+// process group it started) and returns: nil at the end of the input, ctx's error when ctx ended.
+func Run(ctx context.Context, c Config) error {
+	if c.Variant == nil {
+		return errors.New("serve: no variant")
+	}
+	if c.Stdin == nil {
+		c.Stdin = os.Stdin
+	}
+	if c.Stdout == nil {
+		c.Stdout = os.Stdout
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		c.Workspace = wd
+	}
+	// The end of Stdout (a client that closed it) ends the server as a failed write would.
+	var outClosed atomic.Bool
+	if f, ok := c.Stdout.(*os.File); ok && c.Transport != HTTP && c.Transport != SSE {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		watchClosed(ctx, f, func() {
+			outClosed.Store(true)
+			cancel()
+		})
+	}
+	err := run(ctx, c)
+	if outClosed.Load() {
+		return errors.Join(ErrOutputClosed, nilIfCanceled(err))
+	}
+	return err
+}
+
+// ErrOutputClosed is returned by Run when the reader of its output went away.
+var ErrOutputClosed = errors.New("serve: the output was closed")
+
+func nilIfCanceled(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func run(ctx context.Context, c Config) error {
+	switch c.Transport {
+	case Wire:
+		po := c.Pool
+		po.Workspace = c.Workspace
+		po.Runtime = append(slices.Clone(po.Runtime), c.Runtime...)
+		pool := NewPool(c.Variant, po)
+		err := ServeWire(ctx, pool, c.Stdin, c.Stdout, nil)
+		return errors.Join(err, pool.Close())
+	case Stdio, "", HTTP, SSE:
+	default:
+		return fmt.Errorf("serve: unknown transport %q (transports: stdio, http, sse, wire)", c.Transport)
+	}
+	eng, err := runtime.New(c.Variant, append(slices.Clone(c.Runtime), runtime.WithWorkspace(c.Workspace))...)
+	if err != nil {
+		return err
+	}
+	m := NewMCP(c.Variant, eng, nil)
+	if c.Transport == Stdio || c.Transport == "" {
+		err := m.ServeStdio(ctx, c.Stdin, c.Stdout, 0)
+		return errors.Join(err, eng.Close())
+	}
+	err = serveHTTP(ctx, c, m)
+	return errors.Join(err, eng.Close())
+}
+
+// serveHTTP serves m on an HTTP transport until ctx ends.
+func serveHTTP(ctx context.Context, c Config, m *MCP) error {
+	addr := c.Addr
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	path, h := "/mcp", m.HTTPHandler()
+	if c.Transport == SSE {
+		path, h = "/sse", m.SSEHandler()
+	}
+	mux := http.NewServeMux()
+	mux.Handle(path, h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	url := "http://" + ln.Addr().String() + path
+	fmt.Fprintf(c.Log, "agentbash serve: %s (%s) on %s\n", c.Variant.ID, c.Transport, url)
+	if c.Listening != nil {
+		c.Listening(url)
+	}
+	select {
+	case <-ctx.Done():
+		err = ctx.Err()
+	case err = <-served:
+	}
+	m.Close()
+	_ = hs.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
