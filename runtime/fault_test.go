@@ -124,7 +124,7 @@ func TestFaultShellMissing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close()
-			callAnswer(t, eng, want, map[string]any{"command": "echo hi", "description": "d"})
+			callAnswer(t, eng, want, commandParams(v, "echo hi"))
 		})
 	}
 }
@@ -207,7 +207,7 @@ func TestFaultWorkspaceRemoved(t *testing.T) {
 				t.Fatal(err)
 			}
 			want.text = strings.ReplaceAll(want.text, "WS", ws)
-			callAnswer(t, eng, want, map[string]any{"command": "echo hi", "description": "d"})
+			callAnswer(t, eng, want, commandParams(v, "echo hi"))
 		})
 	}
 }
@@ -264,7 +264,7 @@ func nofileInChild(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close()
-			params, _ := json.Marshal(map[string]any{"command": "echo hi", "description": "d"})
+			params, _ := json.Marshal(commandParams(v, "echo hi"))
 			// Warm up: whatever the engine opens once (templates, /dev/shm checks) is open before the count.
 			if _, err := eng.Call(context.Background(), want.tool, params); err != nil {
 				t.Fatal(err)

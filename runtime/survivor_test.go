@@ -115,6 +115,18 @@ func builtin(t *testing.T, id string) *runtime.Engine {
 	return eng
 }
 
+// commandParams are the parameters of a call of v's first tool running command, with the description that
+// codegensandbox requires (a Python tool refuses a keyword it does not declare).
+func commandParams(v *spec.Variant, command string) map[string]any {
+	p := map[string]any{"command": command}
+	for _, pr := range v.Tools[0].Params {
+		if pr.Name == "description" {
+			p["description"] = "d"
+		}
+	}
+	return p
+}
+
 // escapeCommands are the ways out of the process group; SLEEP is replaced by a unique sleep.
 var escapeCommands = []struct{ name, command string }{
 	{"setsid", "setsid sleep SLEEP & echo hi"},
@@ -152,7 +164,7 @@ func TestNoSurvivor(t *testing.T) {
 						}
 					}
 					mark := uniqueSleep()
-					params, _ := json.Marshal(map[string]any{"command": strings.ReplaceAll(esc.command, "SLEEP", mark), "description": "d"})
+					params, _ := json.Marshal(commandParams(eng.Variant(), strings.ReplaceAll(esc.command, "SLEEP", mark)))
 					res, err := eng.Call(context.Background(), tools[id], params)
 					if oneShot {
 						eng.Close()
