@@ -122,6 +122,9 @@ func (c *call) exec() (json.RawMessage, error) {
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
+	if err := c.ctx.Err(); err != nil {
+		return nil, err // the host gave up before anything started: start nothing (a background shell included)
+	}
 	if err := c.e.bg.reserve(background); err != nil {
 		return nil, c.failBackground(err)
 	}

@@ -41,7 +41,8 @@ func startEmbedded(s Spec) (*Process, error) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Process{grace: graceOf(s), done: make(chan struct{}), cancel: cancel}
+	p := &Process{grace: graceOf(s), done: make(chan struct{}), cancel: cancel, marker: newMarker()}
+	from := lastPid() // every program the shell starts comes after
 	sh, err := newShell(s.Env,
 		interp.StdIO(stdin, stdout, stderr),
 		interp.Dir(s.Dir),
@@ -77,6 +78,9 @@ func startEmbedded(s Spec) (*Process, error) {
 		cancel()
 		bgErr := sh.stop(p.grace)
 		p.closeHandlers()
+		if from >= 0 {
+			ex.Swept = sweep(p.marker, from, started)
+		}
 		files.closeChildEnds()
 
 		var status interp.ExitStatus
@@ -269,7 +273,7 @@ func (p *Process) execHandler(grace time.Duration) interp.ExecHandlerFunc {
 			return interp.ExitStatus(127)
 		}
 		spec := Spec{Argv: args, Dir: hc.Dir, Env: execEnv(hc.Env), Grace: grace}
-		a := attrs{path: path}
+		a := attrs{path: path, marker: p.marker}
 		if f, ok := hc.Stdin.(*os.File); ok && f != nil {
 			a.stdin = f
 		}

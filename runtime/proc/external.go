@@ -21,6 +21,7 @@ type attrs struct {
 	stdin  *os.File // nil means /dev/null
 	stdout *os.File // non-nil: the child's fd 1 as is (Spec.Stdout ignored)
 	stderr *os.File // non-nil: the child's fd 2 as is (Spec.Stderr ignored)
+	marker string   // non-empty: the marker of the run this child belongs to, swept at that run's end
 }
 
 // defaultPath is used when Env has no PATH, as by execvp and Python.
@@ -53,22 +54,30 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		return nil, err
 	}
 
-	env := s.Env
-	if env == nil {
-		env = []string{}
+	p := &Process{grace: graceOf(s), done: make(chan struct{}), marker: a.marker}
+	if p.marker == "" {
+		p.marker, p.sweepOwn = newMarker(), true
 	}
-	p := &Process{grace: graceOf(s), done: make(chan struct{})}
 	started := time.Now()
-	proc, err := os.StartProcess(path, s.Argv, &os.ProcAttr{
+	attr := &os.ProcAttr{
 		Dir:   s.Dir,
-		Env:   env,
+		Env:   withMarker(s.Env, p.marker),
 		Files: []*os.File{stdin, stdout, stderr},
 		Sys:   &syscall.SysProcAttr{Setpgid: !s.Session, Setsid: s.Session},
-	})
+	}
+	var proc *os.Process
+	if watchdogEnabled() {
+		// Dies with the host: see EnableWatchdog.
+		attr.Sys.Pdeathsig = syscall.SIGKILL
+		onSpawnThread(func() { proc, err = os.StartProcess(path, s.Argv, attr) })
+	} else {
+		proc, err = os.StartProcess(path, s.Argv, attr)
+	}
 	if err != nil {
 		files.abort()
 		return nil, err
 	}
+	watchGroup(proc.Pid)
 	// The child has its copies; ours must go, or we would never see EOF.
 	files.closeChildEnds()
 	p.pid = proc.Pid
@@ -94,8 +103,14 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 	}
 	p.mu.Unlock()
 	ex := Exit{Started: started, Ended: time.Now()}
+	if werr == nil && p.sweepOwn {
+		// The processes that left the group: the leader is still unreaped, so no pid created after it
+		// can be its own.
+		ex.Swept = sweep(p.marker, p.pid, started)
+	}
 
 	st, err := proc.Wait() // reap
+	unwatchGroup(p.pid)
 	switch {
 	case err != nil:
 		ex.Err = err

@@ -3,10 +3,12 @@
 package proc
 
 import (
-	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ioSetup builds the child's output files: a pipe and a pump per writer,
@@ -18,32 +20,67 @@ type ioSetup struct {
 	pumps     []*pump
 }
 
-// null returns /dev/null, opened once.
+// null returns /dev/null.
 func (s *ioSetup) null() (*os.File, error) {
 	if s.devnull == nil {
-		f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-		if err != nil {
-			return nil, err
+		if devNull == nil {
+			return nil, devNullErr
 		}
-		s.devnull = f
+		s.devnull = devNull
 	}
 	return s.devnull, nil
 }
 
-// output returns the child's file for one output: file if non-nil,
-// /dev/null if w is nil, else the write end of a new pipe pumped into w.
+// devNull is /dev/null, open for reading and writing, shared by every child that needs it (its stdin,
+// a discarded output) and never closed; opened at init, so that it is there before any descriptor count
+// a host or a test makes.
+var devNull, devNullErr = openFile(os.DevNull, syscall.O_RDWR)
+
+// openFile opens a file for a child only: a blocking descriptor that the
+// netpoller never sees (os.OpenFile would try to register it, and StartProcess
+// make it blocking again).
+func openFile(name string, mode int) (*os.File, error) {
+	fd, err := syscall.Open(name, mode|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// pipe returns an output pipe: the read end ours, non-blocking in the
+// netpoller (its reads take deadlines); the write end the child's, blocking
+// and never in the netpoller (os.Pipe would register both, and StartProcess
+// make the child's blocking again).
+func pipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	if err := syscall.SetNonblock(p[0], true); err != nil {
+		syscall.Close(p[0])
+		syscall.Close(p[1])
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}
+
+// output returns the child's file for one output: file if non-nil, w itself
+// if it is an *os.File, /dev/null if w is nil or io.Discard, else the write
+// end of a new pipe pumped into w.
 func (s *ioSetup) output(file *os.File, w io.Writer) (*os.File, error) {
+	if file == nil {
+		file, w = splitWriter(w)
+	}
 	if file != nil {
 		return file, nil
 	}
 	if w == nil {
 		return s.null()
 	}
-	r, wr, err := os.Pipe()
+	r, wr, err := pipe()
 	if err != nil {
 		return nil, err
 	}
-	growPipe(r)
 	s.readEnds = append(s.readEnds, r)
 	s.childEnds = append(s.childEnds, wr)
 	s.pumps = append(s.pumps, &pump{f: r, w: w})
@@ -75,12 +112,9 @@ func (s *ioSetup) abort() {
 	s.closeChildEnds()
 }
 
-// closeChildEnds closes our copies of the child's ends and /dev/null.
+// closeChildEnds closes our copies of the child's ends (not the shared /dev/null).
 func (s *ioSetup) closeChildEnds() {
 	closeAll(s.childEnds...)
-	if s.devnull != nil {
-		_ = s.devnull.Close()
-	}
 }
 
 // startPumps starts one goroutine per pump; the WaitGroup counts them.
@@ -93,10 +127,14 @@ func (s *ioSetup) startPumps() *sync.WaitGroup {
 	return wg
 }
 
-// pipeSize is the capacity asked for each output pipe: a large pipe lets a fast writer fill it while the
-// reader drains in big reads, instead of waking every 64 KiB. The kernel may refuse (pipe-max-size, or the
-// per-user pipe quota); the default capacity then stays, which is only slower.
+// pipeSize is the capacity asked for each output pipe once a read shows a fast writer (a full default
+// pipe): a large pipe lets it fill while the reader drains in big reads, instead of waking every 64 KiB.
+// Small outputs never pay for it. The kernel may refuse (pipe-max-size, or the per-user pipe quota); the
+// default capacity then stays, which is only slower.
 const pipeSize = 1 << 20
+
+// growAfter is the read size that shows a full default pipe (64 KiB).
+const growAfter = 64 << 10
 
 func growPipe(f *os.File) {
 	if rc, err := f.SyscallConn(); err == nil {

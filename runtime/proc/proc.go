@@ -38,15 +38,21 @@ type Spec struct {
 
 	// Env is the full environment; the caller merges. Nil means an empty
 	// environment: the environment of this process is never inherited
-	// implicitly.
+	// implicitly. Start appends one entry, the run's marker
+	// (AGENTBASH_RUN_<key>=<n>, see the survivor sweep in the package
+	// documentation).
 	Env []string
 
 	// Stdout receives the standard output. Its Write must never block for
-	// long (a bounded capture). Nil discards the output (the child's fd 1
-	// is /dev/null).
+	// long (a bounded capture): Done waits for the output to reach it. Nil
+	// or io.Discard discards the output (the child's fd 1 is /dev/null). An
+	// *os.File is the child's fd 1 itself, with no pipe and no copy, as an
+	// inherited terminal would be: the child blocks if it blocks, and a Kill
+	// still ends the run.
 	Stdout io.Writer
 
-	// Stderr receives the standard error; ignored if Combined. Nil discards.
+	// Stderr receives the standard error, as Stdout does; ignored if
+	// Combined. Nil or io.Discard discards.
 	// If Stderr is the same writer as Stdout (and not Combined), writes to
 	// it are serialised, as with os/exec.
 	Stderr io.Writer
@@ -83,6 +89,10 @@ type Exit struct {
 	// without seeing EOF.
 	GraceExpired bool
 
+	// Swept is the number of processes that had left the shell's process group (setsid, setpgid) and
+	// were found by their marker and killed when the run ended (see the package documentation).
+	Swept int
+
 	// Err is the first wait or I/O error (reading a pipe, or writing to
 	// Stdout or Stderr), if any. Output keeps being drained after a write
 	// error, so the child never blocks on a full pipe.
@@ -99,6 +109,11 @@ type Process struct {
 	grace time.Duration
 	done  chan struct{}
 	exit  Exit // written once before done is closed
+
+	// marker is the environment entry of the run's processes; sweepOwn says that this Process sweeps
+	// them when it ends (false for the programs of an embedded shell: the shell sweeps once at its end).
+	marker   string
+	sweepOwn bool
 
 	mu      sync.Mutex
 	exited  bool // the shell's exit was observed; never signal the group after

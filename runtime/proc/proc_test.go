@@ -242,10 +242,12 @@ func TestBackgroundChildDoesNotHoldPipes(t *testing.T) {
 
 // escapeScript starts a process in its own session that holds the output
 // pipes, prints its pid first thing on fd, and waits (through a fifo, no
-// sleeps) until it has, then prints more and exits.
+// sleeps) until it has, then prints more and exits. The escaped process runs
+// with a cleared environment (env -i), which hides it from the sweep: only
+// the grace bounds it.
 func escapeScript(fd int, then string) string {
 	return `mkfifo ready
-setsid sh -c 'echo $$ >&` + strconv.Itoa(fd) + `; echo > ready; exec sleep 30' &
+setsid env -i PATH="$PATH" sh -c 'echo $$ >&` + strconv.Itoa(fd) + `; echo > ready; exec sleep 30' &
 read _ < ready
 ` + then
 }

@@ -34,9 +34,14 @@ func (pm *pump) run(wg *sync.WaitGroup) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
+	grown := false
 	for {
 		n, err := pm.f.Read(buf)
 		if n > 0 {
+			if !grown && n >= growAfter {
+				growPipe(pm.f)
+				grown = true
+			}
 			pm.write(buf[:n])
 		}
 		if err == nil {

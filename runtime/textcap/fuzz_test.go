@@ -2,6 +2,7 @@ package textcap
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -163,13 +164,14 @@ func refSnapshot(cfg Config, data []byte) Snapshot {
 	return snap
 }
 
-// refTruncate applies l to a whole text as the Python code of the variants does.
+// refTruncate applies l to a whole text as the Python code of the variants does. The marker is given the
+// text's length, the units kept (head and tail, each at most the text) and those elided, in l.Unit.
 func refTruncate(s string, l Limit) string {
-	total := int64(len(s))
+	total := len(s)
 	if l.Unit == Chars {
-		total = int64(utf8.RuneCountInString(s))
+		total = utf8.RuneCountInString(s)
 	}
-	if total <= int64(l.Limit) {
+	if total <= l.Limit {
 		return s
 	}
 	hk, tk := l.Head, l.Tail
@@ -185,10 +187,11 @@ func refTruncate(s string, l Limit) string {
 			tk = l.Limit
 		}
 	case HeadTail:
-		if total <= int64(l.TailThreshold) {
-			tk = int(max(total-int64(hk), 0))
+		if total <= l.TailThreshold {
+			tk = max(total-hk, 0)
 		}
 	}
+	hk, tk = min(hk, total), min(tk, total)
 	cut := func(p string) string {
 		if l.CutDecode == Raw {
 			return p
@@ -204,7 +207,12 @@ func refTruncate(s string, l Limit) string {
 	if tk > 0 {
 		tail = cut(refTail(s, l.Unit, tk))
 	}
-	return head + l.Marker(0, 0, 0) + tail
+	return head + l.Marker(int64(total), int64(hk+tk), int64(max(total-hk-tk, 0))) + tail
+}
+
+// countMarker is a marker that shows its counts, so that the fuzzer checks them.
+func countMarker(total, kept, elided int64) string {
+	return fmt.Sprintf("<cut total=%d kept=%d elided=%d>", total, kept, elided)
 }
 
 var fuzzCaps = [8]int{0, 1, 2, 3, 5, 8, 64, 1 << 20}
@@ -284,7 +292,7 @@ func FuzzCapture(f *testing.F) {
 			CutDecode: []Decode{Replace, Ignore, Raw, Replace}[limBits>>5&3],
 			Head:      fuzzCaps[cfgBits>>11&3],
 			Tail:      fuzzCaps[cfgBits>>13&3],
-			Marker:    fixedMarker("<cut>"),
+			Marker:    countMarker,
 		}
 		if limBits>>7 == 1 {
 			l.TailThreshold = 6

@@ -157,3 +157,77 @@ func BenchmarkSnapshot(b *testing.B) {
 		_ = c.Snapshot()
 	}
 }
+
+// TestMaxKeepBoundsMemory: a capacity without bound (a spec's limit of 1e18) keeps MaxKeep bytes of the
+// head and of the tail, whatever passes through (here twice MaxKeep and more; 1 GiB in the benchmark
+// below), and a truncation to such a limit cuts the text at MaxKeep with the marker's counts those of the
+// whole text.
+func TestMaxKeepBoundsMemory(t *testing.T) {
+	const huge = 1_000_000_000_000_000_000
+	cfgs := []Config{
+		{Decode: Raw, Head: huge},
+		{Decode: Raw, Head: huge, Tail: huge},
+		{Decode: Replace, Unit: Chars, Head: huge, Tail: huge},
+	}
+	if raceEnabled {
+		cfgs = cfgs[:2] // decoding is instrumented byte by byte: 40 times slower
+	}
+	for _, cfg := range cfgs {
+		chunk := chunk64K(true)
+		n := 2*MaxKeep + 3*len(chunk)
+		runtime.GC()
+		var before, after runtimeMem
+		before.read()
+		c := New(cfg)
+		for w := 0; w < n; w += len(chunk) {
+			c.Write(chunk)
+		}
+		c.Close()
+		s := c.Snapshot()
+		after.read()
+		// The head and the ring, each grown geometrically to at most MaxKeep (twice that allocated), and
+		// the snapshot's copies (a wrapped ring is copied twice): nothing per chunk.
+		allocated := after.total - before.total
+		if limit := uint64(8*MaxKeep) + 1<<20; allocated > limit {
+			t.Errorf("%+v: allocated %d MiB for %d MiB of output (limit %d MiB)", cfg, allocated>>20, n>>20, limit>>20)
+		}
+		units, total := maxUnits(cfg.Unit), s.Bytes
+		if cfg.Unit == Chars {
+			total = s.Chars
+		}
+		if s.Complete || s.RawBytes != int64(n) || total != int64(n) {
+			t.Errorf("%+v: Complete %v, %d bytes %d chars of %d", cfg, s.Complete, s.Bytes, s.Chars, n)
+		}
+		if len(s.Head) != units || (cfg.Tail > 0 && len(s.Tail) != units) {
+			t.Errorf("%+v: kept %d bytes of head, %d of tail; want %d each", cfg, len(s.Head), len(s.Tail), units)
+		}
+		var counts [3]int64
+		l := Limit{Unit: cfg.Unit, Limit: huge, Keep: Head, CutDecode: Raw, Marker: func(total, kept, elided int64) string {
+			counts = [3]int64{total, kept, elided}
+			return "[cut]"
+		}}
+		text, truncated, err := s.Truncate(l)
+		if err != nil || !truncated || len(text) != units+len("[cut]") || counts != [3]int64{total, int64(units), total - int64(units)} {
+			t.Errorf("%+v: Truncate to %d: %d bytes, truncated %v, %v, counts %v", cfg, l.Limit, len(text), truncated, err, counts)
+		}
+	}
+}
+
+// BenchmarkGiBUnboundedLimit writes 1 GiB into a capture whose capacity has no bound: B/op stays about
+// twice MaxKeep (the head, and the snapshot's copy of it).
+func BenchmarkGiBUnboundedLimit(b *testing.B) {
+	chunk := chunk64K(true)
+	const total = 1 << 30
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		c := New(Config{Decode: Replace, Head: 1 << 60})
+		for w := 0; w < total; w += len(chunk) {
+			c.Write(chunk)
+		}
+		c.Close()
+		if s := c.Snapshot(); len(s.Head) != MaxKeep {
+			b.Fatalf("kept %d", len(s.Head))
+		}
+	}
+}

@@ -7,6 +7,8 @@
 //
 // and it keeps only the first Head and the last Tail units of the processed text (a buffer and a ring),
 // counting everything else, so any amount of output passes through in memory proportional to Head + Tail.
+// Whatever the Config, the head and the tail each hold at most MaxKeep bytes: a capture caps, it never
+// spills to disk, and a limit above MaxKeep cuts the text there (see MaxKeep).
 // Snapshot reads the state at any time from any goroutine; Snapshot.Truncate and Rope.Truncate then apply a
 // contract's limit and marker to what was kept.
 //
@@ -18,7 +20,6 @@ package textcap
 
 import (
 	"bytes"
-	"math"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -92,9 +93,11 @@ type Config struct {
 	Strip bool
 	// Unit is the unit of Head and Tail. A value other than Chars is treated as Bytes.
 	Unit Unit
-	// Head is how many units of the start of the processed text are kept (negative counts as 0).
+	// Head is how many units of the start of the processed text are kept (negative counts as 0, more than
+	// MaxKeep bytes' worth as MaxKeep).
 	Head int
-	// Tail is how many units of the end of the processed text are kept, in a ring (negative counts as 0).
+	// Tail is how many units of the end of the processed text are kept, in a ring (negative counts as 0,
+	// more than MaxKeep bytes' worth as MaxKeep).
 	Tail int
 }
 
@@ -209,24 +212,32 @@ func (p *pipe) init(cfg Config) {
 	if cfg.Unit != Chars {
 		cfg.Unit = Bytes
 	}
-	cfg.Head = clampCap(cfg.Head)
-	cfg.Tail = clampCap(cfg.Tail)
+	cfg.Head = clampCap(cfg.Head, cfg.Unit)
+	cfg.Tail = clampCap(cfg.Tail, cfg.Unit)
 	p.cfg = cfg
 	p.leading = cfg.Strip
 	p.out.init(cfg.Unit, cfg.Head, cfg.Tail)
 	p.ws.init(cfg.Unit, 0, cfg.Tail)
 }
 
-// clampCap keeps capacities non-negative and small enough that 4*n+3 cannot overflow.
-func clampCap(n int) int {
-	const maxCap = math.MaxInt / 8
-	if n < 0 {
-		return 0
+// MaxKeep bounds the memory of a Capture, whatever its Config: its head and its tail each hold at most
+// MaxKeep bytes. A capacity above it is MaxKeep units with Bytes, MaxKeep/4 with Chars (a character takes up
+// to 4 bytes), and so is every count of a Limit (see Rope.Truncate). Output beyond is counted, not kept:
+// the capture caps, it does not spill to disk, since a result holding more than this would not fit a model's
+// context anyway, and would have to be in memory to be returned.
+const MaxKeep = 16 << 20
+
+// maxUnits is the largest capacity or limit in unit u.
+func maxUnits(u Unit) int {
+	if u == Chars {
+		return MaxKeep / 4
 	}
-	if n > maxCap {
-		return maxCap
-	}
-	return n
+	return MaxKeep
+}
+
+// clampCap keeps a capacity in unit u within [0, maxUnits(u)].
+func clampCap(n int, u Unit) int {
+	return min(max(n, 0), maxUnits(u))
 }
 
 func (p *pipe) clone() *pipe {

@@ -106,6 +106,9 @@ func (r Rope) String() (string, error) {
 }
 
 // Truncate applies l to the concatenation of the pieces, with the same semantics as Snapshot.Truncate.
+// Counts of l above MaxKeep bytes' worth (MaxKeep/4 characters) are that much, as a Capture's capacities
+// are: a limit that large cuts the text at what a capture can keep, with the marker's counts still those
+// of the whole text.
 func (r Rope) Truncate(l Limit) (string, bool, error) {
 	if l.Limit < 0 || l.Head < 0 || l.Tail < 0 || l.TailThreshold < 0 {
 		return "", false, errors.New("textcap: negative limit")
@@ -114,6 +117,8 @@ func (r Rope) Truncate(l Limit) (string, bool, error) {
 	if u != Chars {
 		u = Bytes
 	}
+	l.Limit, l.Head, l.Tail = clampCap(l.Limit, u), clampCap(l.Head, u), clampCap(l.Tail, u)
+	l.TailThreshold = clampCap(l.TailThreshold, u)
 	total := r.Len(u)
 	if total <= int64(l.Limit) {
 		s, err := r.String()

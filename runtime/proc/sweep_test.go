@@ -1,0 +1,297 @@
+//go:build linux
+
+package proc
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// uniqueSleep returns a sleep duration that names this test run uniquely in
+// a command line: `sleep 1000.<random>`.
+func uniqueSleep() string {
+	return fmt.Sprintf("1000.%09d", rand.IntN(1e9))
+}
+
+// aliveWith lists the live processes whose command line contains s (zombies
+// have an empty command line).
+func aliveWith(s string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// escapedWith lists the live processes with s in their command line that
+// lead a session of their own.
+func escapedWith(s string) []int {
+	var out []int
+	for _, pid := range aliveWith(s) {
+		if st, ok := readStat(pid); ok && st.session == pid {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// requireNoneAlive polls (bounded) until no process with s in its command
+// line is alive; the escaped ones were SIGKILLed before Done, so they only
+// need the kernel to finish them.
+func requireNoneAlive(t *testing.T, s string) {
+	t.Helper()
+	if !poll(func() bool { return len(aliveWith(s)) == 0 }) {
+		left := aliveWith(s)
+		for i, pid := range left {
+			if st, ok := readStat(pid); ok && i < 10 {
+				t.Errorf("alive: %+v", st)
+			}
+		}
+		t.Errorf("%d processes with %q survived", len(left), s)
+		killMarked(s)
+		t.FailNow()
+	}
+}
+
+// killMarked SIGKILLs, until none is left, the processes whose command line
+// holds the random marker s that only this test's processes carry (after a
+// failure, so that it leaves nothing behind). Each is pinned with a pidfd
+// and its command line checked again before the signal.
+func killMarked(s string) {
+	for i := 0; i < 1000; i++ {
+		left := aliveWith(s)
+		if len(left) == 0 {
+			return
+		}
+		for _, pid := range left {
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue
+			}
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && bytes.Contains(b, []byte(s)) {
+				_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			}
+			_ = unix.Close(fd)
+		}
+	}
+}
+
+// escapes are commands whose child leaves the shell's process group or
+// outlives the shell; SLEEP is replaced by a unique sleep.
+var escapes = []struct{ name, script string }{
+	{"setsid", "setsid sleep SLEEP & echo hi"},
+	{"setsid holding no pipe", "setsid sleep SLEEP >/dev/null 2>&1 </dev/null & echo hi"},
+	{"double fork", "( (sleep SLEEP &) & ); echo hi"},
+	{"nohup", "nohup sleep SLEEP >/dev/null 2>&1 & echo hi"},
+	{"setsid double fork", "setsid sh -c '(sleep SLEEP &) &' ; echo hi"},
+	{"job control group", "sh -c 'set -m; sleep SLEEP & echo hi'"},
+	{"new session forking in a loop", "setsid sh -c 'while :; do (sleep SLEEP &); done' >/dev/null 2>&1 & echo hi"},
+}
+
+func TestSweepKillsEscapes(t *testing.T) {
+	defer func(f func() time.Duration) { fullScanAfter = f }(fullScanAfter)
+	for _, full := range []bool{false, true} {
+		fullScanAfter = wrapSafe
+		if full {
+			fullScanAfter = func() time.Duration { return 0 }
+		}
+		for _, embedded := range []bool{false, true} {
+			for _, tc := range escapes {
+				t.Run(fmt.Sprintf("full=%v/embedded=%v/%s", full, embedded, tc.name), func(t *testing.T) {
+					leakCheck(t)
+					mark := uniqueSleep()
+					script := strings.ReplaceAll(tc.script, "SLEEP", mark)
+					s := sh(script)
+					if embedded {
+						s = Spec{Embedded: "sh -c '" + strings.ReplaceAll(script, "'", `'"'"'`) + "'", Env: testEnv}
+					}
+					s.Grace = failsafe // an escaped holder the sweep missed would show as a long Done
+					out, _, ex, p := run(t, s)
+					if out != "hi\n" || ex.Code != 0 || ex.GraceExpired || ex.Err != nil {
+						t.Errorf("stdout %q Exit %+v", out, ex)
+					}
+					if took := ex.Ended.Sub(ex.Started); took > failsafe/2 {
+						t.Errorf("run took %v", took)
+					}
+					requireNoneAlive(t, mark)
+					if !embedded {
+						requireGroupGone(t, p.Pid())
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSweepAtKill: an escaped process is killed when the run is killed
+// (timeout or cancel) too.
+func TestSweepAtKill(t *testing.T) {
+	for _, embedded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("embedded=%v", embedded), func(t *testing.T) {
+			leakCheck(t)
+			mark := uniqueSleep()
+			script := "setsid sleep " + mark + " & echo ready; sleep 30"
+			s := sh(script)
+			if embedded {
+				// Through sh: setsid(1) as the leader of its own group (as the
+				// embedded shell runs programs) forks, and the group kill at
+				// its exit races the child's escape.
+				s = Spec{Embedded: "sh -c '" + script + "'", Env: testEnv}
+			}
+			w := newWatch("ready")
+			s.Stdout, s.Grace = w, failsafe
+			p, err := Start(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			await(t, p, w.seen, "ready")
+			if !poll(func() bool { return len(escapedWith(mark)) > 0 }) {
+				t.Fatal("the escaped sleep never started")
+			}
+			p.Kill()
+			ex, _ := wait(t, p)
+			if !ex.Killed || ex.GraceExpired || ex.Swept < 1 {
+				t.Errorf("Exit %+v", ex)
+			}
+			requireNoneAlive(t, mark)
+		})
+	}
+}
+
+// TestSweepMarkerAcrossReads: the marker is found wherever it sits in a
+// large environment, across the boundaries of the sweep's reads.
+func TestSweepMarkerAcrossReads(t *testing.T) {
+	leakCheck(t)
+	marker := newMarker()
+	needle := "\x00" + marker + "\x00"
+	// The environment is "A=\0PAD=x...x\0MARKER\0", read as if after a NUL:
+	// the needle starts at index 8+pad. The first read fills indices
+	// [1, first]; later ones carry the needle's length less one.
+	first := len(*sweepBufs.Get().(*[]byte)) - 1
+	var starts []int
+	for _, k := range []int{len(needle) + 1, len(needle), len(needle) - 1, 5, 1, 0, -1} {
+		starts = append(starts, first+1-k)
+	}
+	starts = append(starts, 2*first-10, 3*first)
+	for _, start := range starts {
+		pad := start - 8
+		t.Run(strconv.Itoa(pad), func(t *testing.T) {
+			mark := uniqueSleep()
+			env := []string{"A=", "PAD=" + strings.Repeat("x", pad)}
+			// Not through Start, which appends a marker of its own; sleep is
+			// executed directly, so its environment is exactly env.
+			p, err := startExternal(Spec{Argv: []string{"sleep", mark}, Env: env}, attrs{marker: marker})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { p.Kill(); <-p.Done() }()
+			var got []byte
+			poll(func() bool { // Start returns once execve cannot fail: the environment comes just after
+				got, _ = os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/environ")
+				return len(got) > 0
+			})
+			if !bytes.HasSuffix(got, []byte(needle[1:])) ||
+				bytes.Index(append([]byte{0}, got...), []byte(needle)) != start {
+				t.Fatalf("environ of %d bytes does not have the needle at %d", len(got), start)
+			}
+			s := newSweeper(needle)
+			defer s.release()
+			if !s.marked(p.Pid()) {
+				t.Errorf("marker not found with %d bytes of padding", pad)
+			}
+			other := newSweeper("\x00" + marker + "0\x00")
+			defer other.release()
+			if other.marked(p.Pid()) {
+				t.Error("a longer marker value matched")
+			}
+		})
+	}
+}
+
+// TestSweepSparesOthers: processes without the run's marker are never
+// touched: one started by another run still running, one started with the
+// same command outside proc, and a hidden one (cleared environment, the
+// documented limit).
+func TestSweepSparesOthers(t *testing.T) {
+	leakCheck(t)
+	mark := uniqueSleep()
+	other := sh("echo ready; exec sleep " + mark)
+	w := newWatch("ready")
+	other.Stdout = w
+	po, err := Start(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { po.Kill(); <-po.Done() }()
+	await(t, po, w.seen, "ready")
+
+	s := sh(`mkfifo r1 r2
+setsid env -i sh -c 'echo $$; echo > r1; exec sleep ` + mark + `' &
+read _ < r1
+setsid sh -c 'echo > r2; exec sleep ` + mark + `' >/dev/null &
+read _ < r2`)
+	s.Dir, s.Grace = t.TempDir(), -1
+	out, _, ex, _ := run(t, s)
+	hidden := killEscaped(t, out)
+	if ex.Swept != 1 || ex.Code != 0 {
+		t.Errorf("stdout %q Exit %+v", out, ex)
+	}
+	// The hidden escapee and the other run's sleep are alive.
+	if !poll(func() bool { return len(aliveWith(mark)) == 2 }) {
+		t.Fatalf("alive with the marker: %v, want the other run's %d and the hidden %d", aliveWith(mark), po.Pid(), hidden)
+	}
+	for _, pid := range aliveWith(mark) {
+		if pid != po.Pid() && pid != hidden {
+			t.Errorf("unexpected survivor %d", pid)
+		}
+	}
+}
+
+func TestPidRange(t *testing.T) {
+	max := pidMax()
+	tests := []struct {
+		lo, hi, n int
+		in, out   []int
+	}{
+		{10, 10, 0, nil, []int{10, 11}},
+		{10, 12, 2, []int{11, 12}, []int{10, 13, 9}},
+		{max - 2, 3, 4, []int{max - 1, 1, 2, 3}, []int{max - 2, 4}},
+	}
+	for _, tt := range tests {
+		if n := rangeLen(tt.lo, tt.hi); n != tt.n {
+			t.Errorf("rangeLen(%d, %d) = %d, want %d", tt.lo, tt.hi, n, tt.n)
+		}
+		for _, p := range tt.in {
+			if !inRange(p, tt.lo, tt.hi) {
+				t.Errorf("%d not in (%d, %d]", p, tt.lo, tt.hi)
+			}
+		}
+		for _, p := range tt.out {
+			if inRange(p, tt.lo, tt.hi) {
+				t.Errorf("%d in (%d, %d]", p, tt.lo, tt.hi)
+			}
+		}
+	}
+	if lastPid() <= 0 {
+		t.Errorf("lastPid() = %d", lastPid())
+	}
+	if d := wrapSafe(); d <= 0 || d > time.Second {
+		t.Errorf("wrapSafe() = %v for pid_max %d", d, max)
+	}
+}

@@ -1,0 +1,6 @@
+//go:build race
+
+package runtime_test
+
+// raceEnabled scales the large-output tests down under the race detector.
+const raceEnabled = true
