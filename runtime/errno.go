@@ -34,10 +34,15 @@ var errnoText = map[syscall.Errno][2]string{
 func (c *call) spawnError(err error) (json.RawMessage, error) {
 	c.data.Err = err.Error()
 	c.setErrno(err)
-	c.data.SpawnPath = c.data.Shell
+	// The path the failing step names: the directory when entering it failed, the program when executing
+	// it failed, none when the failure is the host's own (no descriptor left for a pipe).
+	c.data.SpawnPath = ""
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Op == "chdir" {
-		c.data.SpawnPath = c.data.Cwd
+	if errors.As(err, &pe) {
+		c.data.SpawnPath = c.data.Shell
+		if pe.Op == "chdir" {
+			c.data.SpawnPath = c.data.Cwd
+		}
 	}
 	c.data.Message = err.Error()
 	if tmpl := c.e.v.Shell.SpawnError; tmpl != "" {
