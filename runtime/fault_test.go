@@ -178,7 +178,7 @@ func TestFaultWorkspaceRemoved(t *testing.T) {
 	for id, want := range map[string]answer{
 		// Popen(cwd=...) names the directory when chdir fails, whatever the errno (CPython's
 		// _execute_child: "noexec:chdir" sets err_filename = cwd).
-		"rye": {tool: "bash", text: `"error":"[Errno 2] No such file or directory: 'WS'"`},
+		"rye":          {tool: "bash", text: `"error":"[Errno 2] No such file or directory: 'WS'"`},
 		"toolregistry": {tool: "bash", typ: "FileNotFoundError", text: "[Errno 2] No such file or directory: 'WS'"},
 		// Node reports a missing cwd as the program: "spawn /bin/sh ENOENT".
 		"agentrail":      {tool: "Bash", text: "spawn /bin/sh ENOENT"},
