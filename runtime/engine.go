@@ -8,7 +8,8 @@
 //   - stdin is closed (/dev/null), so a command that reads it sees end of file instead of hanging;
 //   - every run starts the shell in its own process group; a timeout with expiry kill, a cancelled call and
 //     the shell's own exit kill what is left of the group, so no background child holds a call or outlives
-//     it;
+//     it, and the processes of the run that left the group (setsid, a double fork) are found by their
+//     environment marker and killed (runtime/proc);
 //   - captures keep only what truncation needs, so memory is bounded by the spec's limits, not the output;
 //   - background shells, and runs moved to the background on timeout, are killed and reaped by Close.
 package runtime

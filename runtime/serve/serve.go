@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -91,6 +92,11 @@ func Run(ctx context.Context, c Config) error {
 			return err
 		}
 		c.Workspace = wd
+	}
+	// A server SIGKILLed takes its commands with it: a watchdog process kills them when this one is gone
+	// (runtime/proc, "When the host dies").
+	if err := proc.EnableWatchdog(); err != nil {
+		fmt.Fprintf(c.Log, "agentbash serve: no watchdog (commands may outlive a SIGKILLed server): %v\n", err)
 	}
 	// The end of Stdout (a client that closed it) ends the server as a failed write would.
 	var outClosed atomic.Bool
