@@ -45,7 +45,7 @@ func (c *checker) template(pointer, text string) {
 		return
 	}
 	if _, err := Execute(t, sample); err != nil {
-		c.errf(pointer, "template fails on sample data: %v", err)
+		c.errf(pointer, "%s", templateProblem(err))
 	}
 }
 
@@ -557,3 +557,27 @@ func (c *checker) atMost(ptr, what string, value, max float64) {
 
 // jsonTypes are the JSON types a value may have, as on_type names them (number: with a fraction).
 var jsonTypes = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
+
+var unknownDataField = regexp.MustCompile(`at <(\.[^>]*)>: can't evaluate field (\w+) in type spec\.Data`)
+
+// templateProblem words a template's failure on sample data in the spec's terms: an unknown field of the
+// template data is named with the nearest field it may have meant, rather than Go's reflection message.
+func templateProblem(err error) string {
+	if m := unknownDataField.FindStringSubmatch(err.Error()); m != nil {
+		msg := fmt.Sprintf("the template uses %s, and the template data has no field %s", m[1], m[2])
+		if near := Nearest(m[2], dataFieldNames()); near != "" {
+			msg += fmt.Sprintf("; did you mean .%s?", near)
+		}
+		return msg + " (the fields: docs/spec.md, Template data and functions)"
+	}
+	return "template fails on sample data: " + err.Error()
+}
+
+func dataFieldNames() []string {
+	t := reflect.TypeOf(Data{})
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = t.Field(i).Name
+	}
+	return names
+}

@@ -198,6 +198,9 @@ func yamlError(file string, err error) *Error {
 		}
 	}
 	e.Msg = strings.Join(strings.Fields(e.Msg), " ") // one line per error
+	if strings.Contains(e.Msg, "found character that cannot start any token") || strings.Contains(e.Msg, "found a tab character") {
+		e.Msg += " (YAML indents with spaces, never tabs)"
+	}
 	return e
 }
 

@@ -31,8 +31,9 @@ type Variant struct {
 	// data: .Tool. Without it such a call is the host's own error.
 	UnknownTool *Failure `yaml:"unknown_tool,omitempty" json:"unknown_tool,omitempty"`
 
-	// Source cites where the contract comes from: the seed document and the upstream code.
-	Source Source `yaml:"source" json:"source"`
+	// Source cites where the contract comes from: the seed document and the upstream code, for a spec that
+	// reproduces one (optional for a tool of one's own).
+	Source Source `yaml:"source,omitempty" json:"source,omitempty"`
 	// Disagreements lists where the seed document and the upstream code differ, and which one we follow.
 	Disagreements []Disagreement `yaml:"disagreements,omitempty" json:"disagreements,omitempty"`
 	// Deviations lists where we deliberately differ from upstream, each with its reason: only where
@@ -49,9 +50,9 @@ type Variant struct {
 
 // Source cites the seed document and the upstream implementation.
 type Source struct {
-	Seed     string `yaml:"seed" json:"seed"`
-	Repo     string `yaml:"repo" json:"repo"`
-	Path     string `yaml:"path" json:"path"`
+	Seed     string `yaml:"seed,omitempty" json:"seed,omitempty"`
+	Repo     string `yaml:"repo,omitempty" json:"repo,omitempty"`
+	Path     string `yaml:"path,omitempty" json:"path,omitempty"`
 	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
 	Language string `yaml:"language,omitempty" json:"language,omitempty" jsonschema:"enum=python,enum=typescript,enum=go,enum=other"`
 	// Notes says anything else about where the facts were read (other files, a renamed repository).
