@@ -2,7 +2,8 @@ package docs_test
 
 // The examples in docs/spec.md (and any in README.md) are tests:
 //
-//   - every ```yaml block is marked `yaml spec` (a complete spec) or `yaml fragment` (a piece of one whose
+//   - every ```yaml block is marked `yaml spec` (a complete spec; `yaml spec FILE` also names the file it is,
+//     for readme_test.go) or `yaml fragment` (a piece of one whose
 //     first line says where it goes: `# in: PATH` sets the value at PATH, `# into: PATH` sets each key of
 //     the fragment's mapping into the mapping at PATH, `.` being the root); a fragment is embedded into the
 //     base spec, the first `yaml spec` block of docs/spec.md. Each spec is loaded with spec.Parse, compiled
@@ -126,12 +127,15 @@ func collect(t *testing.T, blocks []block) []*example {
 		}
 		switch w[0] {
 		case "yaml", "yml":
-			bad := len(w) != 2 || (w[1] != "spec" && w[1] != "fragment")
+			bad := (len(w) != 2 || (w[1] != "spec" && w[1] != "fragment")) && (len(w) != 3 || w[1] != "spec")
 			if bad {
-				t.Errorf("%s: a yaml block is marked `yaml spec` or `yaml fragment`, not %q", b, b.info)
+				t.Errorf("%s: a yaml block is marked `yaml spec [FILE]` or `yaml fragment`, not %q", b, b.info)
 			}
 			out = append(out, &example{block: b, bad: bad})
 		case "json":
+			if fileBlock(b) != "" {
+				continue // a file of README.md's conventions (readme_test.go)
+			}
 			if len(w) < 2 || w[1] != "params" || len(w) > 3 {
 				t.Errorf("%s: a json block is `json params [TOOL]` followed by its result or error, not %q", b, b.info)
 				continue
