@@ -409,7 +409,7 @@ func freePort(t *testing.T) string {
 // missingTool returns python3 or node when the command runs one that the machine lacks.
 func missingTool(cmd string) string {
 	for _, tool := range []string{"python3", "node"} {
-		if regexp.MustCompile(`(^|\s)`+tool+`\s`).MatchString(cmd) {
+		if regexp.MustCompile(`(^|\s)` + tool + `\s`).MatchString(cmd) {
 			if _, err := exec.LookPath(tool); err != nil {
 				return tool
 			}
