@@ -1,6 +1,7 @@
 package docs_test
 
-// The commands of README.md are tests, so that its sample outputs cannot drift. The conventions:
+// The commands of README.md (and of docs/spec.md, which has no module blocks) are tests, so that their
+// sample outputs cannot drift. The conventions:
 //
 //   - A ```sh block is a list of commands, run by TestREADME in order, as one bash script per block, in a
 //     scratch directory that links to every top-level entry of this checkout (so that `variants/...` and
@@ -178,9 +179,9 @@ const agentbashFunctions = `go() {
 }
 `
 
-// TestREADME runs the README's commands and compares their output (see the conventions above).
+// TestREADME runs the commands of README.md and docs/spec.md and compares their output (see the conventions
+// above).
 func TestREADME(t *testing.T) {
-	blocks := readmeBlocks(t)
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -225,57 +226,64 @@ func TestREADME(t *testing.T) {
 	port := freePort(t)
 
 	seen := map[string]bool{}
-	for _, b := range blocks {
-		w := b.words()
-		if p := fileBlock(b); p != "" {
-			if data, err := os.ReadFile(filepath.Join(repo, p)); err == nil {
-				if string(data) != b.text {
-					t.Errorf("%s: the block is not %s as it is in the repository", b, p)
+	// README.md first: its install step puts agentbash on PATH for the commands of docs/spec.md.
+	for _, doc := range []string{readme, specDoc} {
+		blocks, _ := readBlocks(t, doc)
+		for _, b := range blocks {
+			w := b.words()
+			if p := fileBlock(b); p != "" {
+				if data, err := os.ReadFile(filepath.Join(repo, p)); err == nil {
+					if string(data) != b.text {
+						t.Errorf("%s: the block is not %s as it is in the repository", b, p)
+					}
+					continue
+				}
+				if doc != readme {
+					t.Errorf("%s: %s is not a file of the repository", b, p)
+					continue
+				}
+				if testing.Short() {
+					continue
+				}
+				dst := filepath.Join(module, p)
+				if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(dst, []byte(b.text), 0o644); err != nil {
+					t.Fatal(err)
 				}
 				continue
 			}
-			if testing.Short() {
+			if len(w) == 0 || w[0] != "sh" {
 				continue
 			}
-			dst := filepath.Join(module, p)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(dst, []byte(b.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if len(w) == 0 || w[0] != "sh" {
-			continue
-		}
-		inModule := len(w) == 2 && w[1] == "module"
-		if len(w) > 1 && !inModule {
-			t.Errorf("%s: a sh block is `sh` or `sh module`, not %q", b, b.info)
-			continue
-		}
-		cmds := parseSh(t, b)
-		var run []*shCommand
-		for _, c := range cmds {
-			if _, ok := notRun[c.key()]; ok {
-				seen[c.key()] = true
+			inModule := len(w) == 2 && w[1] == "module" && doc == readme
+			if len(w) > 1 && !inModule {
+				t.Errorf("%s: a sh block is `sh` (or, in README.md, `sh module`), not %q", b, b.info)
 				continue
 			}
-			if tool := missingTool(c.text); tool != "" {
-				t.Logf("README.md:%d: %s is not installed: not running %s", c.line, tool, c.key())
+			var run []*shCommand
+			for _, c := range parseSh(t, b) {
+				if _, ok := notRun[c.key()]; ok {
+					seen[c.key()] = true
+					continue
+				}
+				if tool := missingTool(c.text); tool != "" {
+					t.Logf("%s: %s is not installed: not running %s", b, tool, c.key())
+					continue
+				}
+				c.text = strings.ReplaceAll(c.text, "127.0.0.1:8931", port)
+				run = append(run, c)
+			}
+			if len(run) == 0 || inModule && testing.Short() {
 				continue
 			}
-			c.text = strings.ReplaceAll(c.text, "127.0.0.1:8931", port)
-			run = append(run, c)
+			dir := scratch
+			if inModule {
+				dir = module
+			}
+			runBlock(t, b, run, dir, env, !inModule)
 		}
-		if len(run) == 0 || inModule && testing.Short() {
-			continue
-		}
-		dir := scratch
-		if inModule {
-			dir = module
-		}
-		runBlock(t, b, run, dir, env, !inModule)
 	}
 	for c, why := range notRun {
 		if !seen[c] {
@@ -338,14 +346,14 @@ func runBlock(t *testing.T, b block, cmds []*shCommand, dir string, env []string
 		if c.background() {
 			continue
 		}
-		where := fmt.Sprintf("README.md:%d: %s", c.line, c.key())
+		where := fmt.Sprintf("%s:%d: %s", filepath.Base(b.file), c.line, c.key())
 		status, want := c.wantStatus()
 		if statuses[i] != status {
 			t.Errorf("%s: exit status %d, want %d; output:\n%s", where, statuses[i], status, strings.Join(outputs[i], "\n"))
 			continue
 		}
 		if c.hasOut && !matchOutput(want, outputs[i]) {
-			t.Errorf("%s: the output is\n%s\nthe README says\n%s", where, indent(outputs[i]), indent(want))
+			t.Errorf("%s: the output is\n%s\n%s says\n%s", where, indent(outputs[i]), filepath.Base(b.file), indent(want))
 		}
 	}
 }
