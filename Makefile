@@ -3,10 +3,15 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test fmt-check vet check generate lint bench bench-quick fuzz soak
+.PHONY: test quick fmt-check vet check generate lint bench bench-quick fuzz soak
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
+
+# quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
+# the tests that build fresh modules with the go command and serve's 10,000-request growth test.
+quick:
+	$(GO) test -count=1 -short ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
