@@ -9,7 +9,7 @@ test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
 
 # quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
-# the tests that build fresh modules with the go command and serve's 10,000-request growth test.
+# the tests that run the go command to compile, and serve's 10,000-request growth test.
 quick:
 	$(GO) test -count=1 -short ./...
 
