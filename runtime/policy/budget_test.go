@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
+	"github.com/agentbash/agentbash/internal/shellcorpus"
 	"mvdan.cc/sh/v3/syntax"
 )
 
