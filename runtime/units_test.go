@@ -149,3 +149,57 @@ func unitModes() string {
 	}
 	return strings.Join(out, ",")
 }
+
+// FuzzTimeoutKills: a command that sleeps past a short timeout (a few milliseconds, in either unit), in
+// any of the shapes a shell can give it (a child, a background job waited for, a subshell, a nested
+// shell, a job that leaves the process group), gets the timeout outcome, and nothing it started is alive
+// afterwards. `make fuzz` runs it with fewer executions than the others (each one starts processes).
+func FuzzTimeoutKills(f *testing.F) {
+	for _, s := range []struct {
+		ms    uint8
+		shape uint8
+		unit  bool
+	}{{1, 0, false}, {5, 1, true}, {10, 2, false}, {3, 3, true}, {8, 4, false}, {2, 5, true}} {
+		f.Add(s.ms, s.shape, s.unit)
+	}
+	engines := map[bool]*runtime.Engine{}
+	for _, ms := range []bool{false, true} {
+		unit := "s"
+		if ms {
+			unit = "ms"
+		}
+		v, err := spec.Parse("units.yaml", []byte(unitSpec(unit, 10, "negative")))
+		if err != nil {
+			f.Fatal(err)
+		}
+		eng, err := runtime.New(v, runtime.WithWorkspace(f.TempDir()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		defer eng.Close()
+		engines[ms] = eng
+	}
+	shapes := []string{
+		"sleep %s",
+		"sleep %s & wait",
+		"(sleep %s)",
+		"sh -c 'sleep %s'",
+		"setsid sleep %s & wait",
+		"nohup sleep %s >/dev/null 2>&1 & sleep %s",
+	}
+	f.Fuzz(func(t *testing.T, ms uint8, shape uint8, inMs bool) {
+		wait := time.Duration(ms%20+1) * time.Millisecond
+		mark := uniqueSleep()
+		cmd := strings.ReplaceAll(shapes[int(shape)%len(shapes)], "%s", mark)
+		timeout := wait.Seconds()
+		want := fmt.Sprintf("timeout %v", timeout)
+		if inMs {
+			timeout = float64(wait.Milliseconds())
+			want = fmt.Sprintf("timeout %v", timeout)
+		}
+		if got := callUnits(t, engines[inMs], map[string]any{"command": cmd, "timeout": timeout}); got != want {
+			t.Errorf("%s with timeout %v: %q, want %q", cmd, timeout, got, want)
+		}
+		requireNoneAlive(t, mark)
+	})
+}
