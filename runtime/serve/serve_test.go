@@ -213,8 +213,9 @@ func TestServeWire(t *testing.T) {
 		t.Error("the last line got no answer")
 	}
 	<-c.done
-	// The pool still runs the background sleep; closing it kills and reaps it.
-	if len(alive()) == 0 {
+	// The pool still runs the background sleep; closing it kills and reaps it. Polled: the shell was
+	// started milliseconds ago, and its environment reads empty while it executes bash, then sleep.
+	if !waitFor(5*time.Second, func() bool { return sleeping(alive()) }) {
 		t.Error("the background sleep is not running before the pool is closed")
 	}
 	if err := pool.Close(); err != nil {
