@@ -22,8 +22,8 @@ package docs_test
 //     them with that one binary, and prints what go run prints on a non-zero exit);
 //     TestREADMEFirstLines runs the README's first command with the real go command.
 //   - A ```sh module block runs, with the real go command, in a fresh Go module (the same for the whole
-//     README; GOPROXY=off, so only this machine's module cache is used), with $AGENTBASH set to this
-//     checkout. A code block whose info string names a file (```go internal/myshell/generate.go,
+//     README; the dependencies come from this machine's module cache, which the module's own build has
+//     filled), with $AGENTBASH set to this checkout. A code block whose info string names a file (```go internal/myshell/generate.go,
 //     ```yaml spec internal/myshell/myshell.yaml) is written there before the blocks that follow run,
 //     unless the path is a file of this checkout: then the block must be that file's content
 //     (```json examples/mcp/.mcp.json). The module's blocks are skipped under -short.
@@ -219,7 +219,7 @@ func TestREADME(t *testing.T) {
 		"AGENTBASH_BIN="+agentbash,
 		"AGENTBASH="+repo,
 		"GOBIN="+bin,
-		"GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local",
+		"GOWORK=off", "GOTOOLCHAIN=local",
 		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"),
 		"TMPDIR="+tmp,
 	)
