@@ -464,10 +464,17 @@ func (b *builder) timeouts() {
 		map[string]any{"timeout": number(p, small)},
 		Case{MaxElapsed: d + b.ti.grace + 3*time.Second, NoSurvivors: !background,
 			About: "partial output, then a timeout of " + fmtNum(small) + string(tm.Unit) + " expires (" + string(tm.Expiry) + ")"})
-	// Zero: expires at once, means the default, or fails the range rule. The command is silent for a
-	// second so that "at once" cannot race with its output.
-	b.cmd("timeout zero", "sleep 1; echo zero", map[string]any{"timeout": 0},
-		Case{MaxElapsed: 1500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
+	// Zero: expires at once, means the default, fails the range rule, or is clamped to the minimum. The
+	// command is silent for a second so that "at once" cannot race with its output; when zero is clamped
+	// to a minimum near a second, it is silent for half the minimum, so that the command ends first.
+	silent := time.Second
+	if tm.OutOfRange == spec.OutOfRangeClamp && tm.Min != nil && *tm.Min > 0 {
+		if c := b.ti.seconds(*tm.Min); c >= silent/2 && c <= 2*silent {
+			silent = c / 2
+		}
+	}
+	b.cmd("timeout zero", fmt.Sprintf("sleep %v; echo zero", silent.Seconds()), map[string]any{"timeout": 0},
+		Case{MaxElapsed: silent + 500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
 	if p.Nullable || b.ti.t.NullParams == "invalid" {
 		b.cmd("timeout null", "echo none", map[string]any{"timeout": nil}, Case{NoSurvivors: true})
 	}

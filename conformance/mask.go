@@ -84,7 +84,7 @@ func (m *Masker) Text(s string) string {
 		s = strings.ReplaceAll(s, p, WorkspaceToken)
 	}
 	for _, n := range m.names {
-		s = strings.ReplaceAll(s, n, WorkspaceNameToken)
+		s = replaceStandalone(s, n, WorkspaceNameToken)
 	}
 	// Cheap tests first: a long output of plain text skips the expressions.
 	dashes := strings.Count(s, "-")
@@ -114,6 +114,34 @@ func (m *Masker) Text(s string) string {
 		s = durationRE.ReplaceAllString(s, durationToken)
 	}
 	return s
+}
+
+// replaceStandalone replaces each occurrence of name in s that stands alone: not inside a longer word of
+// letters, digits, '_' and '-' (a workspace "ws" is not masked in "aws-access-key").
+func replaceStandalone(s, name, token string) string {
+	var b strings.Builder
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			if b.Len() == 0 {
+				return s
+			}
+			b.WriteString(s[i:])
+			return b.String()
+		}
+		start, end := i+j, i+j+len(name)
+		b.WriteString(s[i:start])
+		if (start > 0 && isWordByte(s[start-1])) || (end < len(s) && isWordByte(s[end])) {
+			b.WriteString(name)
+		} else {
+			b.WriteString(token)
+		}
+		i = end
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80
 }
 
 // containsFold reports whether s contains the lower-case ASCII word in any case.

@@ -39,6 +39,23 @@ func TestMaskText(t *testing.T) {
 	}
 }
 
+// TestMaskWorkspaceName: a workspace's name is masked where it stands alone, not inside a longer word.
+func TestMaskWorkspaceName(t *testing.T) {
+	m := NewMasker().Name("ws")
+	for _, tc := range []struct{ in, want string }{
+		{"unknown workspace ws; configured: ws, main", "unknown workspace <WORKSPACE_NAME>; configured: <WORKSPACE_NAME>, main"},
+		{"ws", "<WORKSPACE_NAME>"},
+		{"'ws'.", "'<WORKSPACE_NAME>'."},
+		{"[REDACTED:aws-access-key]", "[REDACTED:aws-access-key]"},
+		{"ws-ref wsx xws ws_1 ws2 héws", "ws-ref wsx xws ws_1 ws2 héws"},
+		{"/srv/ws/sub", "/srv/<WORKSPACE_NAME>/sub"},
+	} {
+		if got := m.Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestMaskSymlinkedWorkspace(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real")
