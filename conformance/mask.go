@@ -25,6 +25,9 @@ var (
 	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})`)
 	// ls -l dates: "Nov 22 05:53", "Nov 22  2025".
 	lsTimeRE = regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d (?:\d\d:\d\d| \d{4})\b`)
+	// The line of `ls -l` for the parent directory (..), after its time is masked: the workspace's parent is
+	// not the case's, and differs between two workspaces (its owner, links, size, mode).
+	lsParentRE = regexp.MustCompile(`(?m)^d[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+<TIME>\s+\.\.$`)
 	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123".
 	pidRE = regexp.MustCompile(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
@@ -37,10 +40,14 @@ var (
 	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time)`)
 )
 
+// parentToken stands for the `ls -l` line of a workspace's parent directory.
+const parentToken = "<PARENT_DIR_LINE>"
+
 // Masker replaces what cannot match between two runs of the same case: the workspace path (as given and
 // with symbolic links resolved) with "<WORKSPACE>", uuids with "<UUID>", pids after "pid" with "<PID>",
-// shell ids after "shell_id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>" and fractional
-// durations with "<DURATION>". In JSON, it also masks the values of keys named like pid, shell_id and duration.
+// shell ids after "shell_id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional
+// durations with "<DURATION>", and the `ls -l` line of the parent directory (..) with "<PARENT_DIR_LINE>".
+// In JSON, it also masks the values of keys named like pid, shell_id and duration.
 type Masker struct {
 	paths []string // longest first
 	names []string
@@ -96,6 +103,9 @@ func (m *Masker) Text(s string) string {
 	}
 	if strings.Contains(s, ":") || strings.Contains(s, "  ") {
 		s = lsTimeRE.ReplaceAllString(s, timeToken)
+		if strings.Contains(s, timeToken+" ..") {
+			s = lsParentRE.ReplaceAllString(s, parentToken)
+		}
 	}
 	if containsFold(s, "pid") {
 		s = pidRE.ReplaceAllString(s, "${1}${2}"+pidToken)
