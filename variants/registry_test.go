@@ -13,6 +13,7 @@ import (
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
+	"github.com/agentbash/agentbash/variants/internal/behavior"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -178,7 +179,7 @@ func TestTypedAndGenericAgree(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer generic.Close()
-				ctx := bounded(t)
+				ctx := behavior.Bounded(t)
 				tr, terr := typed.Call(ctx, json.RawMessage(c.params))
 				gr, gerr := generic.Call(ctx, json.RawMessage(c.params))
 				if !bytes.Equal(tr, gr) {
