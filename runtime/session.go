@@ -185,6 +185,19 @@ func (r *sessionRegistry) forget(s *session) bool {
 	return true
 }
 
+// giveBack forgets the session of a start whose command exited within its window: no one was told its
+// id, so a sequential id that is the last one given is given again.
+func (r *sessionRegistry) giveBack(s *session) {
+	if !r.forget(s) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.IDs == spec.SessionIDsSequential && strconv.Itoa(r.next-1) == s.id {
+		r.next--
+	}
+}
+
 // close kills every session and waits until each is reaped and drained.
 func (r *sessionRegistry) close() {
 	r.mu.Lock()
@@ -468,7 +481,12 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 		c.data.Running = true
 		return c.render(spec.OutcomeRunning)
 	}
-	c.e.sess.forget(s)
+	if c.t.spec.Kind == spec.KindSessionStart {
+		c.e.sess.giveBack(s)
+		c.data.SessionID = ""
+	} else {
+		c.e.sess.forget(s)
+	}
 	c.fillExit(s.p.Exit())
 	if c.data.ExitCode == 0 && c.data.Signal == 0 {
 		c.data.Success = true

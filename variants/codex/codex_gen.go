@@ -73,6 +73,18 @@ func (t *Tool) Call(ctx context.Context, params json.RawMessage) (json.RawMessag
 	return t.rt.Call(ctx, ToolExecCommand, params)
 }
 
+// Sessions lists the sessions the tools started that are still held (running, or exited and not yet
+// reported), oldest first.
+func (t *Tool) Sessions() []runtime.SessionInfo { return t.rt.Sessions() }
+
+// WaitSession waits until a session's command has exited (its output drained) or ctx ends.
+func (t *Tool) WaitSession(ctx context.Context, id string) (runtime.SessionInfo, error) {
+	return t.rt.WaitSession(ctx, id)
+}
+
+// KillSession kills a session's process group, waits for it and forgets the session.
+func (t *Tool) KillSession(id string) error { return t.rt.KillSession(id) }
+
 // CallTool runs the named tool as Call runs the first.
 func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage) (json.RawMessage, error) {
 	return t.rt.Call(ctx, name, params)
@@ -230,8 +242,9 @@ type ShellCommandParams struct {
 
 // FunctionCallError is raised when exec_command gets a parameter of the wrong type, or misses a
 // required one; exec_command cannot start its shell; write_stdin gets a parameter of the wrong type,
-// or misses a required one; shell_command gets a parameter of the wrong type, or misses a required
-// one; shell_command gets a timeout out of range; shell_command cannot start its shell.
+// or misses a required one; write_stdin gets a session id that is not known; write_stdin writes to a
+// session whose stdin is closed; shell_command gets a parameter of the wrong type, or misses a
+// required one; shell_command gets a timeout out of range; shell_command cannot start its shell.
 type FunctionCallError struct{ runtime.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
