@@ -29,18 +29,26 @@ var (
 	pidRE = regexp.MustCompile(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
 	shellIDRE = regexp.MustCompile(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
+	// "session ID 1234", "process id 1234", "session_id: 7": a session's id is a number.
+	sessionIDRE = regexp.MustCompile(`(?i)\b((?:session|process)[_ ]?id)(\s*[:=]\s*|\s+)(\d+)\b`)
+	// "Chunk ID: 3fa2b1": a random chunk id.
+	chunkIDRE = regexp.MustCompile(`(?i)\b(chunk[_ ]?id)(\s*[:=]\s*)([0-9A-Za-z-]+)`)
+	// "Wall time: 0.2531 seconds", "Wall time: 0 seconds": a measured time, whole or not.
+	wallTimeRE = regexp.MustCompile(`(?i)\b(wall[_ ]time)(\s*[:=]\s*)(\d+(?:\.\d+)?)`)
 	// Fractional durations only ("0.53s", "12.5ms"): whole ones ("timed out after 1s") are contract text.
-	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s)\b`)
+	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s|seconds)\b`)
 	// Keys whose values cannot match between two runs.
 	pidKeyRE      = regexp.MustCompile(`^(?i:pid)$|_(?i:pid)$|[a-z]Pid$`)
-	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id)$`)
-	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time)`)
+	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id|session_?id|chunk_?id)$`)
+	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time|wall_?time)`)
 )
 
 // Masker replaces what cannot match between two runs of the same case: the workspace path (as given and
 // with symbolic links resolved) with "<WORKSPACE>", uuids with "<UUID>", pids after "pid" with "<PID>",
-// shell ids after "shell_id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>" and fractional
-// durations with "<DURATION>". In JSON, it also masks the values of keys named like pid, shell_id and duration.
+// shell ids after "shell_id", session ids after "session id" or "process id", and chunk ids after "chunk
+// id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional durations and the time
+// after "wall time" with "<DURATION>". In JSON, it also masks the values of keys named like pid, shell_id,
+// session_id, chunk_id, duration and wall_time.
 type Masker struct {
 	paths []string // longest first
 	names []string
@@ -83,9 +91,6 @@ func (m *Masker) Text(s string) string {
 	for _, p := range m.paths {
 		s = strings.ReplaceAll(s, p, WorkspaceToken)
 	}
-	for _, n := range m.names {
-		s = strings.ReplaceAll(s, n, WorkspaceNameToken)
-	}
 	// Cheap tests first: a long output of plain text skips the expressions.
 	dashes := strings.Count(s, "-")
 	if dashes >= 4 {
@@ -110,10 +115,49 @@ func (m *Masker) Text(s string) string {
 			return g[1] + g[2] + idToken
 		})
 	}
+	if containsFold(s, "id") {
+		s = sessionIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+		s = chunkIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+	}
+	if containsFold(s, "time") {
+		s = wallTimeRE.ReplaceAllString(s, "${1}${2}"+durationToken)
+	}
 	if hasDecimal(s) {
 		s = durationRE.ReplaceAllString(s, durationToken)
 	}
+	// Last, and only as a word of its own: a name of digits (a temporary directory's "001") is not a
+	// part of a number.
+	for _, n := range m.names {
+		s = replaceWord(s, n, WorkspaceNameToken)
+	}
 	return s
+}
+
+// replaceWord replaces the occurrences of w in s that no letter, digit or underscore touches.
+func replaceWord(s, w, by string) string {
+	if w == "" || !strings.Contains(s, w) {
+		return s
+	}
+	word := func(c byte) bool {
+		return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, w)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(w)
+		if (i > 0 && word(s[i-1])) || (end < len(s) && word(s[end])) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(by)
+		s = s[end:]
+	}
 }
 
 // containsFold reports whether s contains the lower-case ASCII word in any case.
