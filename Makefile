@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test fmt-check vet check generate lint bench bench-quick fuzz soak
+.PHONY: test fmt-check vet check generate lint bench bench-quick bench-go fuzz soak
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -33,25 +33,33 @@ generate:
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
 
-# bench runs every benchmark, then the policy budgets (one check of a 1 KB command: every shape of the
-# shell policy under 100 us, regex engines under 10 us, in CPU time, best of rounds).
+# bench measures agentbash against baselines measured in the same run (start-up, one call, 1 GiB of
+# output through each variant, serve's concurrency, every policy engine and shell shape, the conformance
+# suite), prints one table and writes it to BENCHMARKS.md; it fails when a figure misses its target.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
-	AGENTBASH_BUDGETS=1 $(GO) test -count=1 -run '^TestBudgets$$' -v ./runtime/policy/
+	$(GO) run ./internal/benchtable -write BENCHMARKS.md
 
-# bench-quick asserts the same policy budgets in a few seconds (fewer, shorter rounds), for CI.
+# bench-quick asserts the same targets with fewer rounds (CI); it writes nothing.
 bench-quick:
-	AGENTBASH_BUDGETS=quick $(GO) test -count=1 -run '^TestBudgets$$' -v ./runtime/policy/
+	$(GO) run ./internal/benchtable -quick
+
+# bench-go runs every `go test` benchmark of the packages (the figures a change to one package moves).
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # A brief run of every fuzz target (CI). The budget is a count of executions, not a duration: with a
 # duration, Go 1.26's fuzz coordinator can fail a healthy target with "context deadline exceeded" as the
 # time runs out (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race.
 FUZZ_EXECS ?= 5000x
+# Targets that start processes in every execution (tens of milliseconds each) get fewer executions.
+FUZZ_SLOW ?= FuzzTimeoutKills
+FUZZ_SLOW_EXECS ?= 500x
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-			echo "fuzz $$pkg $$f"; \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZ_EXECS) $$pkg || exit 1; \
+			n=$(FUZZ_EXECS); case " $(FUZZ_SLOW) " in *" $$f "*) n=$(FUZZ_SLOW_EXECS);; esac; \
+			echo "fuzz $$pkg $$f ($$n)"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $$n $$pkg || exit 1; \
 		done; \
 	done
 

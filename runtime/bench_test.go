@@ -27,7 +27,7 @@ func BenchmarkCallTrue(b *testing.B) {
 			}
 			defer eng.Close()
 			tool := v.Tools[0].Name
-			params := json.RawMessage(`{"command":"true","description":"d"}`)
+			params := json.RawMessage(`{"command":"true"}`)
 			ctx := context.Background()
 			b.ReportAllocs()
 			defer cpuPerOp(b)()

@@ -500,7 +500,7 @@ func (c *call) applyWorkdir() error {
 	ws := c.workspace
 	c.cwd = ws
 	// The default is reported as getcwd() reports a process's directory: physical, symlinks resolved.
-	c.data.Cwd = resolveLenient(ws)
+	c.data.Cwd = c.e.resolveRoot(ws)
 	w := c.t.spec.Workdir
 	p := c.t.spec.Param(spec.RoleWorkdir)
 	if w == nil || p == nil || !c.present[p.Name] {
@@ -596,6 +596,16 @@ func (c *call) applyWorkspace() error {
 
 // resolveLenient follows symlinks as far as the path exists and appends the rest (Python's
 // Path.resolve(strict=False)).
+// resolveRoot is resolveLenient for a workspace root, cached by the engine.
+func (e *Engine) resolveRoot(root string) string {
+	if r, ok := e.resolved.Load(root); ok {
+		return r.(string)
+	}
+	r := resolveLenient(root)
+	e.resolved.Store(root, r)
+	return r
+}
+
 func resolveLenient(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r

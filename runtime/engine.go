@@ -102,6 +102,9 @@ type Engine struct {
 	bg       *registry
 	sess     *sessionRegistry
 	redact   *redactor
+	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
+	// their default working directory: resolved once per engine, whose roots are fixed for its life.
+	resolved sync.Map
 
 	mu     sync.Mutex
 	closed bool

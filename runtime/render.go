@@ -101,29 +101,38 @@ func splitRope(text string, pieces map[string]*textcap.Snapshot) textcap.Rope {
 	return rope
 }
 
-// writeObject writes the fields as one JSON object, in order.
+// writeObject writes the fields as one JSON object, in order, each value in place (a value of megabytes
+// is written once, not copied from a buffer of its own).
 func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Truncate) error {
 	b.WriteByte('{')
 	first := true
 	for i := range fields {
 		f := &fields[i]
-		var value bytes.Buffer
-		if err := c.writeValue(&value, f, tr); err != nil {
-			return fmt.Errorf("field %s: %w", f.Name, err)
-		}
-		if f.OmitZero && isZeroJSON(value.Bytes()) {
-			continue // JavaScript's JSON.stringify drops undefined
-		}
+		mark := b.Len()
 		if !first {
 			b.WriteByte(',')
 		}
-		first = false
-		b.Write(jsonenc.String(f.Name))
+		writeString(b, f.Name)
 		b.WriteByte(':')
-		b.Write(value.Bytes())
+		value := b.Len()
+		if err := c.writeValue(b, f, tr); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		if f.OmitZero && isZeroJSON(b.Bytes()[value:]) {
+			b.Truncate(mark) // JavaScript's JSON.stringify drops undefined
+			continue
+		}
+		first = false
 	}
 	b.WriteByte('}')
 	return nil
+}
+
+// writeString writes s as a JSON string, reserving room for a few escapes first so that the encoding
+// of a large string is written in place.
+func writeString(b *bytes.Buffer, s string) {
+	b.Grow(len(s) + len(s)/2 + 2)
+	b.Write(jsonenc.AppendString(b.AvailableBuffer(), s))
 }
 
 // isZeroJSON reports a scalar that omit_zero leaves out.
@@ -166,7 +175,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 		if err != nil {
 			return err
 		}
-		b.Write(jsonenc.String(c.redact(s)))
+		writeString(b, c.redact(s))
 		return nil
 	}
 	s, err := c.t.tmpl.render(f.Value, &c.data)
@@ -175,7 +184,7 @@ func (c *call) writeValue(b *bytes.Buffer, f *spec.Field, tr *spec.Truncate) err
 	}
 	switch f.Type {
 	case spec.TypeString:
-		b.Write(jsonenc.String(c.redact(s)))
+		writeString(b, c.redact(s))
 	case spec.TypeInteger:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {

@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"fmt"
+	"reflect"
+	"strconv"
 	"sync"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/agentbash/agentbash/spec"
 )
@@ -30,28 +34,84 @@ func compileTool(v *spec.Variant, t *spec.Tool) *tool {
 		largest = max(largest, b.StreamLimit)
 	}
 	budget := spec.TemplateOutput + 3*2*largest // two streams
-	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]*template.Template{}, budget: budget}}
+	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]compiled{}, budget: budget}}
 }
 
 // templates caches compiled spec templates by their text.
 type templates struct {
 	mu     sync.Mutex
-	m      map[string]*template.Template
+	m      map[string]compiled
 	budget int // bytes one execution may write
+}
+
+// compiled is a parsed template and, for one that is exactly one field of the data ({{.Stdout}}, the
+// commonest shape: argv words, results that are one stream), the index of that field, which render reads
+// without executing the template.
+type compiled struct {
+	t     *template.Template
+	field []int
 }
 
 func (ts *templates) render(text string, d *spec.Data) (string, error) {
 	ts.mu.Lock()
-	t, ok := ts.m[text]
+	c, ok := ts.m[text]
 	if !ok {
-		var err error
-		t, err = spec.ParseTemplate("spec", text)
+		t, err := spec.ParseTemplate("spec", text)
 		if err != nil {
 			ts.mu.Unlock()
 			return "", err
 		}
-		ts.m[text] = t
+		c = compiled{t: t, field: plainField(t)}
+		ts.m[text] = c
 	}
 	ts.mu.Unlock()
-	return spec.ExecuteLimit(t, d, ts.budget)
+	if c.field != nil {
+		s := formatField(reflect.ValueOf(d).Elem().FieldByIndex(c.field))
+		if len(s) > ts.budget {
+			return "", fmt.Errorf("%w (%d bytes)", spec.ErrTemplateOutput, ts.budget)
+		}
+		return s, nil
+	}
+	return spec.ExecuteLimit(c.t, d, ts.budget)
+}
+
+// dataType is the type of the templates' data.
+var dataType = reflect.TypeFor[spec.Data]()
+
+// plainField returns the index of the field of spec.Data that t is exactly ({{.Stdout}}: no text around
+// it, no pipeline, no function), when that field is a string, an integer or a boolean, which text/template
+// prints as formatField does; otherwise nil.
+func plainField(t *template.Template) []int {
+	if t.Tree == nil || t.Tree.Root == nil || len(t.Tree.Root.Nodes) != 1 {
+		return nil
+	}
+	a, ok := t.Tree.Root.Nodes[0].(*parse.ActionNode)
+	if !ok || len(a.Pipe.Decl) > 0 || len(a.Pipe.Cmds) != 1 || len(a.Pipe.Cmds[0].Args) != 1 {
+		return nil
+	}
+	f, ok := a.Pipe.Cmds[0].Args[0].(*parse.FieldNode)
+	if !ok || len(f.Ident) != 1 {
+		return nil
+	}
+	sf, ok := dataType.FieldByName(f.Ident[0])
+	if !ok || !sf.IsExported() {
+		return nil
+	}
+	switch sf.Type.Kind() {
+	case reflect.String, reflect.Int, reflect.Int64, reflect.Bool:
+		return sf.Index
+	}
+	return nil
+}
+
+func formatField(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.String:
+		return v.String()
+	case reflect.Int, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	}
+	return fmt.Sprint(v.Interface())
 }

@@ -1,7 +1,6 @@
 package variants_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -42,7 +41,7 @@ func FuzzCall(f *testing.F) {
 	f.Fuzz(func(t *testing.T, params string) {
 		for _, eng := range engines {
 			for _, tool := range eng.Variant().Tools {
-				res, err := eng.Call(context.Background(), tool.Name, json.RawMessage(params))
+				res, err := eng.Call(bounded(t), tool.Name, json.RawMessage(params))
 				var te *runtime.ToolError
 				switch {
 				case err == nil && !json.Valid(res):

@@ -2,7 +2,6 @@ package variants_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -182,7 +181,7 @@ func TestTypedAndGenericAgree(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer generic.Close()
-				ctx := context.Background()
+				ctx := bounded(t)
 				tr, terr := typed.Call(ctx, json.RawMessage(c.params))
 				gr, gerr := generic.Call(ctx, json.RawMessage(c.params))
 				if !bytes.Equal(tr, gr) {

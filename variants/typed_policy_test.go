@@ -1,7 +1,6 @@
 package variants_test
 
 import (
-	"context"
 	"github.com/agentbash/agentbash/runtime"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 // The deny lists reach the host through each generated API as the source's own error types. None of
 // these commands runs: each is blocked before anything starts (and the paths do not exist).
 func TestTypedPolicies(t *testing.T) {
-	ctx := context.Background()
+	ctx := bounded(t)
 	ws := t.TempDir()
 
 	tr, err := toolregistry.New(runtime.WithWorkspace(ws))
@@ -63,7 +62,7 @@ func TestTypedPolicies(t *testing.T) {
 
 // The background tool set through the typed API: start, poll to completion, kill of an unknown id.
 func TestTypedBackgroundShells(t *testing.T) {
-	ctx := context.Background()
+	ctx := bounded(t)
 	cg, err := codegensandbox.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)

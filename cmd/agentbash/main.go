@@ -28,6 +28,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
@@ -190,7 +191,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if !errors.As(err, &te) {
 			te = &runtime.ToolError{Type: "Error", Message: err.Error()}
 		}
-		b, _ := json.Marshal(te)
+		b, _ := jsonenc.Marshal(te)
 		fmt.Fprintln(stderr, string(b))
 		return 1
 	}
@@ -199,7 +200,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, text)
 		return 0
 	}
-	fmt.Fprintln(stdout, string(res))
+	stdout.Write(append(res, '\n'))
 	return 0
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"unicode/utf8"
 )
 
 // Marshal encodes v as compact JSON without HTML escaping.
@@ -37,8 +38,63 @@ func Encode(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// String encodes a string as a JSON string literal without HTML escaping.
+// String encodes s as a JSON string, as Marshal(s) does.
 func String(s string) []byte {
-	b, _ := Marshal(s) // a Go string always encodes (invalid UTF-8 becomes U+FFFD)
-	return b
+	return AppendString(make([]byte, 0, len(s)+len(s)/8+2), s)
+}
+
+// AppendString appends s encoded as a JSON string to dst, byte for byte as Marshal(s) encodes it (the
+// escapes of encoding/json without HTML escaping: \" \\ \b \f \n \r \t, \u00XX for the other control
+// bytes, \u2028 and \u2029, \ufffd for each byte of invalid UTF-8; FuzzAppendString holds it to that), in
+// one pass and without the intermediate buffers of an Encoder: the results carry captured output of up to
+// megabytes, whose copies were a result's largest allocations.
+func AppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

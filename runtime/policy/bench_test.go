@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
+	"github.com/agentbash/agentbash/internal/shellcorpus"
 	"mvdan.cc/sh/v3/syntax"
 )
 

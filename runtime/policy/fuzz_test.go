@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
+	"github.com/agentbash/agentbash/internal/shellcorpus"
 	"mvdan.cc/sh/v3/syntax"
 )
 

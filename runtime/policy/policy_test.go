@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
+	"github.com/agentbash/agentbash/internal/shellcorpus"
 	"github.com/agentbash/agentbash/spec"
 	"go.yaml.in/yaml/v3"
 )

@@ -3,7 +3,7 @@ package policy
 import (
 	"testing"
 
-	"github.com/agentbash/agentbash/runtime/policy/internal/shellcorpus"
+	"github.com/agentbash/agentbash/internal/shellcorpus"
 )
 
 // The shell-parsing policy's corpora. These are strings: no test ever runs them.

@@ -29,7 +29,7 @@ func TestBackgroundedCallCompletesInRegistry(t *testing.T) {
 	cmd := `echo before; while [ ! -e go ]; do sleep 0.05; done; echo after; echo err >&2; exit 7`
 	params, _ := json.Marshal(map[string]any{"command": cmd, "timeout": 200})
 	start := time.Now()
-	res, err := eng.Call(context.Background(), "Bash", params)
+	res, err := eng.Call(bounded(t), "Bash", params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestBackgroundedCallCompletesInRegistry(t *testing.T) {
 	if err := touch(ws + "/go"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(bounded(t), 10*time.Second)
 	defer cancel()
 	sh, err := eng.WaitShell(ctx, id)
 	if err != nil {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/spec"
+	"github.com/agentbash/agentbash/variants"
+)
+
+// builtins are the variants every per-variant section measures.
+var builtins = []string{"rye", "agentrail", "toolregistry", "tunacode", "codegensandbox"}
+
+// callGap is the cause of the per-call target's gap.
+const callGap = "A call ≤ 1.1x `exec.Command(...).Run()` is not met when the machine is busy. `Run()` leaves both streams " +
+	"to /dev/null; a call captures both (two pipes, read by two goroutines: the row \"both streams captured\" is " +
+	"that cost alone), kills the shell's process group when the shell ends, and sweeps the pids created during the " +
+	"call for processes that left the group (`runtime/proc`): the sweep reads the environment of every process " +
+	"created meanwhile anywhere on the machine, so its cost grows with the machine's other activity. The run " +
+	"fails past 1.6x."
+
+// calls times one trivial call (`true`) through a long-lived engine of each variant against Go's own
+// os/exec of the same shell (`/bin/sh -c true`, or the variant's shell), in blocks interleaved with it.
+func calls(e *env) ([]*row, error) {
+	type subject struct {
+		name, baseName string
+		call, base     func() error
+	}
+	var subjects []subject
+	ctx := context.Background()
+	for _, id := range builtins {
+		v, err := variants.Spec(id)
+		if err != nil {
+			return nil, err
+		}
+		eng, err := runtime.New(v, runtime.WithWorkspace(e.workspace))
+		if err != nil {
+			return nil, err
+		}
+		defer eng.Close()
+		t := &v.Tools[0]
+		params, _ := json.Marshal(commandParams(t, "true"))
+		argv := append(append([]string{}, v.Shell.Argv...), "true")
+		subjects = append(subjects, subject{
+			name:     id,
+			baseName: "os/exec " + code(strings.Join(argv, " ")),
+			call: func() error {
+				_, err := eng.Call(ctx, t.Name, params)
+				return err
+			},
+			base: func() error { return exec.Command(argv[0], argv[1:]...).Run() },
+		})
+	}
+	block := func(f func() error) func() (float64, error) {
+		return func() (float64, error) {
+			start := time.Now()
+			for range e.callBlock {
+				if err := f(); err != nil {
+					return 0, err
+				}
+			}
+			return seconds(time.Since(start)) / float64(e.callBlock), nil
+		}
+	}
+	var fs []func() (float64, error)
+	for _, s := range subjects {
+		fs = append(fs, block(s.call), block(s.base))
+	}
+	captured := func() error {
+		var out, errb bytes.Buffer
+		cmd := exec.Command("/bin/sh", "-c", "true")
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		return cmd.Run()
+	}
+	fs = append(fs, block(captured), block(func() error { return exec.Command("/bin/true").Run() }))
+	meds, err := interleave(e.callRounds, fs...)
+	if err != nil {
+		return nil, err
+	}
+	var rows []*row
+	for i, s := range subjects {
+		ours, base := meds[2*i], meds[2*i+1]
+		rows = append(rows, (&row{measure: s.name + ": `true`", figure: ms(ours), baseline: s.baseName + " " + ms(base), ratio: ours / base}).
+			judge(ours/base, limit{max: 1.1, text: "≤ 1.1x", gap: callGap, bound: 1.6}))
+	}
+	n := len(meds)
+	rows = append(rows,
+		&row{measure: "os/exec `/bin/sh -c true`, both streams captured", figure: ms(meds[n-2]), baseline: "uncaptured " + ms(meds[1]), ratio: meds[n-2] / meds[1]},
+		&row{measure: "os/exec `/bin/true` (a fork and an exec, no shell)", figure: ms(meds[n-1])})
+	return rows, nil
+}
+
+// commandParams are the parameters of a call of command through t: the command, and a word for any other
+// required string (a description).
+func commandParams(t *spec.Tool, command string) map[string]string {
+	p := map[string]string{t.Param(spec.RoleCommand).Name: command}
+	for _, q := range t.Params {
+		if q.Required && q.Type == spec.TypeString && p[q.Name] == "" {
+			p[q.Name] = "bench"
+		}
+	}
+	return p
+}
+
+// runArgv is the `agentbash run` command line of a call of command through variant id's first tool.
+func runArgv(bin, id, command string) ([]string, error) {
+	v, err := variants.Spec(id)
+	if err != nil {
+		return nil, err
+	}
+	params, err := json.Marshal(commandParams(&v.Tools[0], command))
+	if err != nil {
+		return nil, err
+	}
+	return []string{bin, "run", id, "-params", string(params)}, nil
+}

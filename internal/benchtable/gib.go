@@ -1,0 +1,58 @@
+package main
+
+import "fmt"
+
+// gibCommand writes 1 GiB of text (lines of "y").
+const gibCommand = "yes | head -c 1073741824"
+
+// gib pipes 1 GiB of output through each variant in an `agentbash run` process, against a shell whose
+// pipe `cat` reads (the floor of any program that reads the output) and one that writes to /dev/null
+// (nobody reads), interleaved. Targets: no slower than `| cat`, under 32 MiB of peak RSS.
+func gib(e *env) ([]*row, error) {
+	type figure struct {
+		walls []float64
+		rss   int64
+	}
+	run := func(f *figure, argv ...string) error {
+		r, rss, err := runPeak(e.workspace, argv...)
+		if err != nil {
+			return err
+		}
+		if len(r.out) > 4<<20 {
+			return fmt.Errorf("%q printed %d bytes: the output was not cut", argv, len(r.out))
+		}
+		f.walls = append(f.walls, seconds(r.wall))
+		f.rss = max(f.rss, rss)
+		return nil
+	}
+	var cat, devnull figure
+	ours := make([]figure, len(builtins))
+	for range e.gibRounds {
+		if err := run(&cat, "/bin/bash", "-c", gibCommand+" | cat >/dev/null"); err != nil {
+			return nil, err
+		}
+		if err := run(&devnull, "/bin/bash", "-c", gibCommand+" >/dev/null"); err != nil {
+			return nil, err
+		}
+		for i, id := range builtins {
+			argv, err := runArgv(e.agentbash, id, gibCommand)
+			if err != nil {
+				return nil, err
+			}
+			if err := run(&ours[i], argv...); err != nil {
+				return nil, err
+			}
+		}
+	}
+	c, d := median(cat.walls), median(devnull.walls)
+	rows := []*row{{measure: code(gibCommand + " | cat >/dev/null"), figure: secs(c), baseline: code(">/dev/null") + " " + secs(d), ratio: c / d}}
+	for i, id := range builtins {
+		w := median(ours[i].walls)
+		rows = append(rows,
+			(&row{measure: id + ": 1 GiB through `agentbash run`", figure: secs(w), baseline: code("| cat") + " " + secs(c), ratio: w / c}).
+				judge(w/c, limit{max: 1.0, text: "≤ 1.0x"}),
+			(&row{measure: id + ": its peak RSS", figure: mib(ours[i].rss)}).
+				judge(float64(ours[i].rss)/(1<<20), limit{max: 32, text: "< 32 MiB"}))
+	}
+	return rows, nil
+}
