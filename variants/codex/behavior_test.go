@@ -66,6 +66,17 @@ func parse(t *testing.T, text string) reply {
 	return r
 }
 
+// callBound bounds every call and wait of these tests: a test that waits for a process fails after it
+// rather than hanging.
+const callBound = 30 * time.Second
+
+// bounded returns a context that ends with the test or after callBound.
+func bounded(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), callBound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // tokens is approx_token_count: bytes / 4, rounded up.
 func tokens(s string) int { return (len(s) + 3) / 4 }
 
@@ -101,7 +112,7 @@ func (e *engine) call(t *testing.T, tool string, params map[string]any) string {
 
 func (e *engine) try(tool string, params map[string]any) (string, error) {
 	raw, _ := json.Marshal(params)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
 	res, err := e.Call(ctx, tool, raw)
 	if err != nil {
@@ -358,7 +369,7 @@ func TestInteractive(t *testing.T) {
 		t.Parallel()
 		e := open(t)
 		id := running(t, parse(t, e.call(t, "exec_command", p("cmd", "echo a; sleep 0.5; echo b; exit 4", "yield_time_ms", 250))), "a\n")
-		if _, err := e.WaitSession(context.Background(), id); err != nil {
+		if _, err := e.WaitSession(bounded(t), id); err != nil {
 			t.Fatal(err)
 		}
 		// The command exited between the calls: the output waited in the buffer, and the poll answers
@@ -486,7 +497,7 @@ func TestSessionLimit(t *testing.T) {
 		marker := uniqueSleep()
 		ids := startMany(t, e, 63, "sleep "+marker)
 		early := running(t, parse(t, e.call(t, "exec_command", p("cmd", "sleep 0.3", "yield_time_ms", 250))), "")
-		if _, err := e.WaitSession(context.Background(), early); err != nil {
+		if _, err := e.WaitSession(bounded(t), early); err != nil {
 			t.Fatal(err)
 		}
 		// ids[0] is the least recently used; the exited one was used after it, and is not among the 8

@@ -62,7 +62,8 @@ func TestSessionAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 
 	// A command that ends within the window: its exit, no session.
 	res, err := tool.Start(ctx, sessions.StartParams{Command: "echo $SESSION_TOOL; exit 2"})
