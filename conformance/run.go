@@ -292,10 +292,6 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	ref.params, tgt.params = withWorkspace(params, ref.ws), withWorkspace(params, tgt.ws)
 	res.Params = tgt.params
 	res.Features = caseFeatures(c)
-	tool := c.Tool
-	if to, ok := s.o.tools[tool]; ok {
-		tool = to
-	}
 	var before []int
 	if s.fixedWS != "" && c.NoSurvivors {
 		before = pidsIn(tgt.ws)
@@ -329,10 +325,11 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		defer cancel()
 		start := time.Now()
 		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (Answer, error) {
+			format := s.format(name)
 			if to, ok := s.o.tools[name]; ok {
-				name = to
+				name = to // the target's name for the spec's tool
 			}
-			return s.conn.Call(ctx, Request{Tool: name, Params: params, Workspace: tgt.ws, Format: s.format(name)})
+			return s.conn.Call(ctx, Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format})
 		})
 		tgt.elapsed = time.Since(start)
 		if c.NoSurvivors && tgt.err == nil {
