@@ -10,7 +10,9 @@
 //     UnmarshalBashResult for a union, a string for text);
 //   - one error type per error class the spec raises, embedding runtime.Raised;
 //   - New, Definitions (what to show the model), Spec (the embedded spec), and a version guard that stops
-//     the build against a runtime that does not support the generated-code API version.
+//     the build against a runtime that does not support the generated-code API version;
+//   - for a variant with sessions, the session API of the Tool: Sessions, WaitSession and KillSession (the
+//     session tools themselves are typed methods like any other).
 //
 // The generated package embeds its spec, so it is self-contained: a downstream module needs its YAML file,
 // a go:generate line and this module.
