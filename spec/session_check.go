@@ -77,6 +77,9 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 	if kind.Waits() && (st == nil || st.Yield == nil) {
 		c.errf(ptr, "a %s tool needs session.yield, its yield window", kind)
 	}
+	if _, ok := t.Results.Cases[OutcomeRunning]; kind.Waits() && !ok {
+		c.errf(ptr+"/results/cases", "a %s tool needs a running case (the command runs on after the window)", kind)
+	}
 	if st == nil {
 		return
 	}
