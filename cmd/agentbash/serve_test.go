@@ -541,3 +541,60 @@ func TestTypeScriptSDKInterop(t *testing.T) {
 		})
 	}
 }
+
+// A codex server that ends (the end of its input, or SIGKILL: its watchdog then acts) kills its sessions:
+// one on pipes, one on a terminal, and a start still in its window.
+func TestServeSessionLifecycle(t *testing.T) {
+	for _, e := range []struct {
+		name string
+		end  func(cmd *exec.Cmd, stdin io.Closer)
+	}{
+		{"EOF", func(_ *exec.Cmd, stdin io.Closer) { stdin.Close() }},
+		{"SIGKILL", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGKILL) }},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			marker := newMarker(t)
+			cmd := agentbashCmd(marker, "serve", "codex", "-transport", "wire", "-workspace", t.TempDir())
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}()
+			lines := bufio.NewReader(stdout)
+			for i, params := range []string{
+				`{"cmd":"sleep 1000","yield_time_ms":250}`,
+				`{"cmd":"sleep 1000","yield_time_ms":250,"tty":true}`,
+			} {
+				if _, err := io.WriteString(stdin, fmt.Sprintf(`{"id":%d,"tool":"exec_command","params":%s}`+"\n", i+1, params)); err != nil {
+					t.Fatal(err)
+				}
+				if line, err := lines.ReadString('\n'); err != nil || !strings.Contains(line, "Process running with session ID") {
+					t.Fatalf("start %d: %q %v", i+1, line, err)
+				}
+			}
+			// A start still waiting for its window when the server ends.
+			io.WriteString(stdin, `{"id":3,"tool":"exec_command","params":{"cmd":"sleep 1000","yield_time_ms":30000}}`+"\n")
+			if !poll(10*time.Second, func() bool { return countSleeps(marked(marker)) == 3 }) {
+				t.Fatalf("want three sleeps: %v", marked(marker))
+			}
+			e.end(cmd, stdin)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the server did not exit; stderr:\n%s", stderr.String())
+			}
+			if !poll(5*time.Second, func() bool { return len(marked(marker)) == 0 }) {
+				t.Errorf("left alive: %v", marked(marker))
+			}
+		})
+	}
+}
