@@ -3,10 +3,15 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test fmt-check vet check generate lint bench bench-quick bench-go fuzz soak
+.PHONY: test test-norace fmt-check vet check generate lint bench bench-quick bench-go fuzz soak mutate
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
+
+# test-norace runs, without the race detector, the tests that it scales down or skips: memory bounds at full
+# size (the detector multiplies memory and time).
+test-norace:
+	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth' ./runtime/textcap ./runtime ./cmd/agentbash
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
@@ -69,3 +74,8 @@ fuzz:
 SOAK_CALLS ?= 2000
 soak:
 	AGENTBASH_SOAK_CALLS=$(SOAK_CALLS) $(GO) test -race -count=1 -timeout 30m -run '^TestSoak$$' -v ./runtime/
+
+# mutate applies a fixed list of small wrong changes (internal/mutate/mutants.go) one at a time to a copy of
+# the tree, runs the owning packages' tests for each and prints the mutation score (not in CI: minutes).
+mutate:
+	$(GO) run ./internal/mutate

@@ -107,6 +107,8 @@ func TestEngineText(t *testing.T) {
 		{name: "not an object", params: `[1]`, errType: "ValidationError", errMsg: "invalid parameter (params): must be a JSON object"},
 		{name: "timeout out of range", params: `{"command":"true","timeout":61.5}`, errType: "ValueError", errMsg: "timeout 61.5 not in 0..60"},
 		{name: "outside", params: `{"command":"true","cwd":"/"}`, errType: "PermissionError", errMsg: "outside: /"},
+		{name: "parent", params: `{"command":"true","cwd":".."}`, errType: "PermissionError", errMsg: "outside: .."},
+		{name: "parent of a child", params: `{"command":"true","cwd":"sub/../.."}`, errType: "PermissionError", errMsg: "outside: sub/../.."},
 		{name: "symlink escape", params: `{"command":"true","cwd":"escape"}`, errType: "PermissionError", errMsg: "outside: escape"},
 		{name: "missing dir", params: `{"command":"true","cwd":"nope"}`, errType: "FileNotFoundError", errMsg: "not a directory: " + filepath.Join(ws, "nope")},
 		{name: "regular file", params: `{"command":"true","cwd":"file"}`, errType: "FileNotFoundError", errMsg: "not a directory: " + filepath.Join(ws, "file")},
