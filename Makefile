@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test test-norace fmt-check vet check generate lint bench bench-quick bench-go fuzz soak mutate
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go fuzz soak mutate
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -12,6 +12,11 @@ test: fmt-check vet check
 # size (the detector multiplies memory and time).
 test-norace:
 	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth' ./runtime/textcap ./runtime ./cmd/agentbash
+
+# quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
+# the tests that run the go command to compile, and serve's 10,000-request growth test.
+quick:
+	$(GO) test -count=1 -short ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \

@@ -153,7 +153,7 @@ func TestConformanceCommand(t *testing.T) {
 		{name: "no dashes", args: []string{"rye", "agentbash"}, code: 2},
 		{name: "no variant", args: append([]string{"--"}, targetArgv("rye")...), code: 2},
 		{name: "a bad -run", args: append([]string{"rye", "-run", "(", "--"}, targetArgv("rye")...), code: 2},
-		{name: "an unknown variant", args: append([]string{"nope", "--"}, targetArgv("rye")...), code: 1},
+		{name: "an unknown variant", args: append([]string{"rye_", "--"}, targetArgv("rye")...), code: 2, contains: []string{`unknown variant "rye_" (did you mean rye?)`}},
 		{name: "a target that cannot start", args: []string{"rye", "-run", "stdout only", "--", "/nonexistent/target"}, code: 1,
 			contains: []string{"starting the target"}},
 	} {
@@ -233,7 +233,7 @@ func TestTargetCommand(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		code int
-	}{{nil, 2}, {[]string{"rye", "extra"}, 2}, {[]string{"-x"}, 2}, {[]string{"nope"}, 1}} {
+	}{{nil, 2}, {[]string{"rye", "extra"}, 2}, {[]string{"-x"}, 2}, {[]string{"nope"}, 2}, {[]string{"-h"}, 0}} {
 		if code := cmdTarget(tc.args, strings.NewReader(""), &out, &errb); code != tc.code {
 			t.Errorf("cmdTarget(%q) = %d, want %d", tc.args, code, tc.code)
 		}
