@@ -68,6 +68,9 @@ type Case struct {
 	// OwnWorkspace marks a case that names the workspace (role workspace): it needs the target's workspace
 	// to go by the reference's name, and is skipped on a target that serves one of another name.
 	OwnWorkspace bool `json:"own_workspace,omitempty"`
+	// Steps are further calls after the first, in order, on the same workspace (a conversation with a
+	// session); every answer is compared. MaxElapsed bounds them all, NoSurvivors is checked after the last.
+	Steps []Step `json:"steps,omitempty"`
 }
 
 // Entry is a file, directory or symbolic link created in a case's workspace.
@@ -280,7 +283,7 @@ func Cases(v *spec.Variant) []Case {
 			}
 		}
 		switch ti.t.Kind {
-		case spec.KindExec, "":
+		case spec.KindExec, "", spec.KindSessionStart:
 			if ti.role(spec.RoleCommand) == nil {
 				continue
 			}
@@ -288,6 +291,7 @@ func Cases(v *spec.Variant) []Case {
 			b.basics()
 			b.group = "limits"
 			b.limits()
+			b.budgetLimits()
 			b.group = "timeouts"
 			b.timeouts()
 			b.group = "workdirs"
@@ -299,6 +303,10 @@ func Cases(v *spec.Variant) []Case {
 			b.commandChecks()
 			b.group = "policies"
 			b.policies(checkers)
+			b.sessions()
+		case spec.KindSessionWrite, spec.KindSessionRead, spec.KindSessionKill:
+			b.group = "sessions"
+			b.unknownSession()
 		case spec.KindPoll, spec.KindKill:
 			b.group = "shell ids"
 			b.shellIDs()
@@ -331,6 +339,9 @@ func (b *builder) basics() {
 		{"killed by a signal", "kill -9 $$"},
 		{"background child holding the output", "sleep 30 & echo started"},
 	} {
+		if c.name == "stdin is closed" && b.ti.t.Session != nil && (b.ti.t.Session.PTY || b.ti.t.Session.Stdin == spec.SessionStdinOpen) {
+			continue // the command reads a terminal or a pipe: it would wait
+		}
 		b.cmd(c.name, c.cmd, nil, noSurv)
 	}
 }
@@ -518,6 +529,17 @@ func (b *builder) workdirs() {
 }
 
 func (b *builder) otherRoles() {
+	// The parameters the runtime only records (role none) are sent once, each with a plain value.
+	recorded := map[string]any{}
+	for _, p := range b.ti.t.Params {
+		if (p.Role == spec.RoleNone || p.Role == "") && !p.Required {
+			recorded[p.Name] = plainValue(p)
+		}
+	}
+	if len(recorded) > 0 {
+		b.cmd("recorded parameters", "echo recorded", recorded, Case{NoSurvivors: true,
+			About: "every parameter the runtime only records, with a plain value"})
+	}
 	if b.ti.role(spec.RoleEnv) != nil {
 		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},
 			Case{NoSurvivors: true})

@@ -32,12 +32,18 @@ var (
 	pidRE = regexp.MustCompile(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
 	shellIDRE = regexp.MustCompile(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
+	// "session ID 1234", "process id 1234", "session_id: 7": a session's id is a number.
+	sessionIDRE = regexp.MustCompile(`(?i)\b((?:session|process)[_ ]?id)(\s*[:=]\s*|\s+)(\d+)\b`)
+	// "Chunk ID: 3fa2b1": a random chunk id.
+	chunkIDRE = regexp.MustCompile(`(?i)\b(chunk[_ ]?id)(\s*[:=]\s*)([0-9A-Za-z-]+)`)
+	// "Wall time: 0.2531 seconds", "Wall time: 0 seconds": a measured time, whole or not.
+	wallTimeRE = regexp.MustCompile(`(?i)\b(wall[_ ]time)(\s*[:=]\s*)(\d+(?:\.\d+)?)`)
 	// Fractional durations only ("0.53s", "12.5ms"): whole ones ("timed out after 1s") are contract text.
-	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s)\b`)
+	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s|seconds)\b`)
 	// Keys whose values cannot match between two runs.
 	pidKeyRE      = regexp.MustCompile(`^(?i:pid)$|_(?i:pid)$|[a-z]Pid$`)
-	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id)$`)
-	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time)`)
+	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id|session_?id|chunk_?id)$`)
+	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time|wall_?time)`)
 )
 
 // parentToken stands for the `ls -l` line of a workspace's parent directory.
@@ -45,15 +51,17 @@ const parentToken = "<PARENT_DIR_LINE>"
 
 // Masker replaces what cannot match between two runs of the same case: the workspace path (as given and
 // with symbolic links resolved) with "<WORKSPACE>", uuids with "<UUID>", pids after "pid" with "<PID>",
-// shell ids after "shell_id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional
-// durations with "<DURATION>", and the `ls -l` line of the parent directory (..) with "<PARENT_DIR_LINE>".
-// In JSON, it also masks the values of keys named like pid, shell_id and duration.
+// shell ids after "shell_id", session ids after "session id" or "process id", and chunk ids after "chunk
+// id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional durations and the time
+// after "wall time" with "<DURATION>", and the `ls -l` line of the parent directory (..) with
+// "<PARENT_DIR_LINE>". In JSON, it also masks the values of keys named like pid, shell_id, session_id,
+// chunk_id, duration and wall_time.
 type Masker struct {
 	paths []string // longest first
 	names []string
 }
 
-// Name also masks a workspace's base name, as "<WORKSPACE_NAME>", where it stands alone (after the paths).
+// Name also masks a workspace's base name, as "<WORKSPACE_NAME>", where it stands alone (last of all).
 // Give only a distinctive name: the suite's own workspaces have one.
 func (m *Masker) Name(name string) *Masker {
 	if name != "" {
@@ -90,9 +98,6 @@ func (m *Masker) Text(s string) string {
 	for _, p := range m.paths {
 		s = strings.ReplaceAll(s, p, WorkspaceToken)
 	}
-	for _, n := range m.names {
-		s = replaceStandalone(s, n, WorkspaceNameToken)
-	}
 	// Cheap tests first: a long output of plain text skips the expressions.
 	dashes := strings.Count(s, "-")
 	if dashes >= 4 {
@@ -120,8 +125,20 @@ func (m *Masker) Text(s string) string {
 			return g[1] + g[2] + idToken
 		})
 	}
+	if containsFold(s, "id") {
+		s = sessionIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+		s = chunkIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+	}
+	if containsFold(s, "time") {
+		s = wallTimeRE.ReplaceAllString(s, "${1}${2}"+durationToken)
+	}
 	if hasDecimal(s) {
 		s = durationRE.ReplaceAllString(s, durationToken)
+	}
+	// Last, and only as a word of its own: a name of digits (a temporary directory's "001") is not a
+	// part of a number.
+	for _, n := range m.names {
+		s = replaceStandalone(s, n, WorkspaceNameToken)
 	}
 	return s
 }

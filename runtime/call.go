@@ -49,6 +49,9 @@ type call struct {
 	deferred []deferredFail
 	// workspace is the workspace the call runs in: the engine's default, or the one it named.
 	workspace string
+	// budget is the call's output budget (output.budget), and window the capture it cuts.
+	budget int
+	window *window
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -68,7 +71,7 @@ func (f *failed) Error() string { return "failed" }
 
 func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	c.workspace = c.e.cfg.workspace
-	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv)}
+	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv), Nonce: nonce()}
 	defer func() {
 		var f *failed
 		if errors.As(err, &f) {
@@ -100,6 +103,9 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 		d := c.deferred[0]
 		c.data.Param, c.data.Value = d.param, d.value
 		return nil, c.fail(d.f)
+	}
+	if c.t.spec.Kind.IsSession() {
+		return c.session()
 	}
 	switch c.t.spec.Kind {
 	case spec.KindPoll:
