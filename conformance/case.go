@@ -260,6 +260,35 @@ func (b *builder) run(name, command string, more map[string]any, c Case) {
 	b.add(c)
 }
 
+// carry checks the state a tool carries across calls (spec Tool.Carry): a conversation of commands that
+// change directory and export variables, each starting where the last ended; an exit carries nothing.
+func (b *builder) carry() {
+	var cwd, env bool
+	for _, w := range b.ti.t.Carry {
+		cwd = cwd || w == spec.CarryCwd
+		env = env || w == spec.CarryEnv
+	}
+	if !cwd && !env {
+		return
+	}
+	step := func(command string) Step {
+		return Step{Tool: b.ti.t.Name, Params: b.ti.params(map[string]any{"command": b.spell(command)})}
+	}
+	first, steps := "true", []Step{}
+	if cwd {
+		first = "cd sub"
+		steps = append(steps, step("pwd"), step("cd ..; exit 3"), step("pwd"))
+	}
+	if env {
+		steps = append(steps, step("export AGENTBASH_CARRIED=yes; UNEXPORTED=no"),
+			step(`echo "${AGENTBASH_CARRIED-unset} ${UNEXPORTED-unset}"`),
+			step("unset AGENTBASH_CARRIED"), step(`echo "${AGENTBASH_CARRIED-unset}"`))
+	}
+	b.cmd("carried state", first, nil, Case{Setup: []Entry{{Path: "sub", Dir: true}}, Steps: steps, NoSurvivors: true,
+		About:    "each command starts where the last one that ended by itself left the working directory and the exported variables",
+		Features: []string{"tool " + b.ti.t.Name + " carry"}})
+}
+
 // Cases derives the conformance cases of a variant from its spec: for each exec tool a battery built from
 // the tool's own parameters, limits, timeout rules, working-directory rules and policy examples; for poll
 // and kill tools the unknown and missing shell id. The order is stable.
@@ -304,6 +333,8 @@ func Cases(v *spec.Variant) []Case {
 			b.group = "policies"
 			b.policies(checkers)
 			b.sessions()
+			b.group = "carry"
+			b.carry()
 		case spec.KindSessionWrite, spec.KindSessionRead, spec.KindSessionKill:
 			b.group = "sessions"
 			b.unknownSession()

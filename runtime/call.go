@@ -501,6 +501,12 @@ func (c *call) applyWorkdir() error {
 	c.cwd = ws
 	// The default is reported as getcwd() reports a process's directory: physical, symlinks resolved.
 	c.data.Cwd = c.e.resolveRoot(ws)
+	if c.carries(spec.CarryCwd) {
+		// The directory the last command ended in (still a directory), unless the call names one.
+		if d, ok := c.e.carry.get(ws).carriedDir(); ok {
+			c.cwd, c.data.Cwd = d, d
+		}
+	}
 	w := c.t.spec.Workdir
 	p := c.t.spec.Param(spec.RoleWorkdir)
 	if w == nil || p == nil || !c.present[p.Name] {
@@ -596,6 +602,16 @@ func (c *call) applyWorkspace() error {
 
 // resolveLenient follows symlinks as far as the path exists and appends the rest (Python's
 // Path.resolve(strict=False)).
+// carries reports whether the tool carries what across calls.
+func (c *call) carries(what spec.CarryState) bool {
+	for _, w := range c.t.spec.Carry {
+		if w == what {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveRoot is resolveLenient for a workspace root, cached by the engine.
 func (e *Engine) resolveRoot(root string) string {
 	if r, ok := e.resolved.Load(root); ok {

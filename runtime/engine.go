@@ -105,6 +105,8 @@ type Engine struct {
 	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
 	// their default working directory: resolved once per engine, whose roots are fixed for its life.
 	resolved sync.Map
+	// carry holds the shell state that carries across calls (spec Tool.Carry).
+	carry carrier
 
 	mu     sync.Mutex
 	closed bool
@@ -214,6 +216,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.bg.close()
 	e.sess.close()
+	e.carry.close()
 	return nil
 }
 

@@ -106,8 +106,17 @@ func (s *streams) close() {
 func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
 	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	carryPrefix := ""
 	if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
+	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {
+		prefix, err := c.e.carry.prefix()
+		if err != nil {
+			return nil, err
+		}
+		carryPrefix = prefix
+		argv[len(argv)-1] = carryCommand(c.data.Command, prefix, t.spec.Carry)
+		defer removeCarryFiles(prefix) // what save did not read: a timeout, a cancel, a spawn error
 	}
 	background := c.wantsBackground()
 	env := c.env()
@@ -224,6 +233,9 @@ func (c *call) exec() (json.RawMessage, error) {
 	st.close()
 	c.data.WallTime = time.Since(c.started).Seconds()
 	c.fillExit(p.Exit())
+	if carryPrefix != "" {
+		c.e.carry.save(c.workspace, carryPrefix)
+	}
 	snaps := st.snapshots()
 	if err := c.decodeFailure(snaps); err != nil {
 		return nil, err
@@ -261,6 +273,11 @@ func (c *call) wantsBackground() bool {
 // env is the inherited environment with the env parameter's pairs merged over it.
 func (c *call) env() []string {
 	env := c.e.cfg.env
+	if c.carries(spec.CarryEnv) {
+		if carried := c.e.carry.get(c.workspace).env; carried != nil {
+			env = carried
+		}
+	}
 	if len(c.t.spec.Env) > 0 {
 		env = toolEnv(env, c.t.spec.Env)
 	}

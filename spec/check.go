@@ -384,6 +384,21 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			unit = tr.Unit
 		}
 	}
+	if len(t.Carry) > 0 {
+		switch {
+		case kind != KindExec:
+			c.errf(ptr+"/carry", "carry applies to exec tools, not %s", kind)
+		case v.Shell.Embedded:
+			c.errf(ptr+"/carry", "carry needs an argv shell: the state is read from a POSIX shell at its exit")
+		}
+		seen := map[CarryState]bool{}
+		for i, s := range t.Carry {
+			if seen[s] {
+				c.errf(ptr+"/carry/"+strconv.Itoa(i), "%s is listed twice", s)
+			}
+			seen[s] = true
+		}
+	}
 	if _, ok := roles[RoleBackground]; ok && kind == KindExec {
 		if _, ok := cases[OutcomeBackground]; !ok {
 			c.errf(ptr+"/results/cases", "parameter %q has role background: the tool needs a \"background\" result case", roles[RoleBackground])

@@ -23,6 +23,14 @@ const (
 	KindSessionList  Kind = "session_list"  // lists the sessions
 )
 
+// CarryState is a part of a shell's state that carries across calls (Tool.Carry).
+type CarryState string
+
+const (
+	CarryCwd CarryState = "cwd" // the working directory
+	CarryEnv CarryState = "env" // the exported environment
+)
+
 // Role tells the runtime what a parameter means.
 type Role string
 

@@ -154,6 +154,11 @@ type Tool struct {
 	// Env are environment variables every command of the tool gets, over the inherited ones (a parameter
 	// with role env goes over these).
 	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Carry is the state that carries from one command of the variant to the next, for a contract that
+	// keeps one shell for a conversation: cwd (the working directory the last command ended in is the next
+	// one's default) and env (the variables it exported are the next one's environment). An exec tool with
+	// an argv shell only.
+	Carry []CarryState `yaml:"carry,omitempty" json:"carry,omitempty" jsonschema:"uniqueItems=true,enum=cwd,enum=env"`
 	// Output says how output is captured, decoded and truncated.
 	Output *Output `yaml:"output,omitempty" json:"output,omitempty"`
 	// Results shapes each outcome into what the host receives.

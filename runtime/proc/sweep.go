@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -52,6 +53,11 @@ var runSeq atomic.Uint64
 func newMarker() string {
 	return hostKey() + "=" + strconv.FormatUint(runSeq.Add(1), 10)
 }
+
+// IsMarker reports whether the environment entry kv is the marker of a run this host process started
+// (an environment read back from a run, to start another with, must not carry that run's marker; the
+// markers of the hosts above this one stay).
+func IsMarker(kv string) bool { return strings.HasPrefix(kv, hostKey()+"=") }
 
 // withMarker returns env with the marker entry appended (a new slice: env may be the caller's).
 func withMarker(env []string, marker string) []string {
