@@ -428,30 +428,71 @@ func TestServeGrowth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 10,000 requests")
 	}
-	cmd := agentbashCmd(newMarker(t), "serve", "codegensandbox", "-transport", "wire")
+	marker := newMarker(t)
+	cmd := agentbashCmd(marker, "serve", "codegensandbox", "-transport", "wire")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
-	const n = 10000
+	defer func() {
+		// The end of the input ends the server, and every shell it started.
+		stdin.Close()
+		cmd.Wait()
+		deadline := time.Now().Add(10 * time.Second)
+		for len(marked(marker)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // a bounded poll: the kernel reaps the shells
+		}
+		if left := marked(marker); len(left) > 0 {
+			t.Errorf("alive after the server ended: %v", left)
+		}
+	}()
+	const n, shells = 10000, 500
+	ws := t.TempDir()
 	go func() {
 		w := bufio.NewWriter(stdin)
 		for i := range n {
 			fmt.Fprintf(w, `{"id":%d,"tool":"Bash","params":{"command":"","description":"d"},"workspace":"/nonexistent-agentbash/ws-%d"}`+"\n", i, i)
 		}
+		// Background shells in one workspace, past the registry's limit (max_live, 64 by default).
+		for i := range shells {
+			fmt.Fprintf(w, `{"id":%d,"tool":"Bash","params":{"command":"sleep 1000.%d","description":"d","run_in_background":true},"workspace":%q}`+"\n", n+i, i, ws)
+		}
 		w.Flush()
 	}()
+	// The server answers concurrently: answers come in any order, each names its request.
 	r := bufio.NewReader(stdout)
-	for i := range n {
+	seen := make([]bool, n+shells)
+	started, refused := 0, 0
+	for range n + shells {
 		line, err := r.ReadString('\n')
-		if err != nil || !strings.Contains(line, "command is required") {
-			t.Fatalf("answer %d: %q %v", i, line, err)
+		var a struct{ ID int }
+		if err != nil || json.Unmarshal([]byte(line), &a) != nil || a.ID < 0 || a.ID >= n+shells || seen[a.ID] {
+			t.Fatalf("answer: %q %v", line, err)
+		}
+		seen[a.ID] = true
+		switch {
+		case a.ID < n && strings.Contains(line, "command is required"):
+		case a.ID >= n && strings.Contains(line, `"result"`) && strings.Contains(line, "shell_id"):
+			started++
+		case a.ID >= n && strings.Contains(line, `"error":{"type":"ToolError","message":"background limit reached"}`):
+			refused++
+		default:
+			t.Fatalf("answer %d: %q", a.ID, line)
 		}
 	}
+	t.Logf("%d background shells asked for: %d started, %d refused with the limit error", shells, started, refused)
+	if started != spec.DefaultMaxLive || refused != shells-spec.DefaultMaxLive {
+		t.Errorf("%d started and %d refused, want %d and %d", started, refused, spec.DefaultMaxLive, shells-spec.DefaultMaxLive)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for countSleeps(marked(marker)) < spec.DefaultMaxLive && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // a bounded poll: the shells exec their sleep
+	}
+	if live := countSleeps(marked(marker)); live != spec.DefaultMaxLive {
+		t.Errorf("%d background sleeps are alive, want %d", live, spec.DefaultMaxLive)
+	}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-	stdin.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +502,7 @@ func TestServeGrowth(t *testing.T) {
 			hwm, _ = strconv.Atoi(f[1])
 		}
 	}
-	t.Logf("peak RSS after %d workspaces: %d KiB", n, hwm)
+	t.Logf("peak RSS after %d workspaces and %d background shells: %d KiB", n, shells, hwm)
 	if hwm == 0 || hwm > 64<<10 {
 		t.Errorf("peak RSS %d KiB, want under 64 MiB", hwm)
 	}
