@@ -49,9 +49,11 @@ lint:
 bench:
 	$(GO) run ./internal/benchtable -write BENCHMARKS.md
 
-# bench-quick asserts the same targets with fewer rounds (CI); it writes nothing.
+# bench-quick measures the same targets with fewer rounds; it writes nothing. CI runs it with
+# BENCHFLAGS=-timing-advisory: on a shared machine a missed time target is reported, not failed; a missed
+# memory bound or a missing figure still fails.
 bench-quick:
-	$(GO) run ./internal/benchtable -quick
+	$(GO) run ./internal/benchtable -quick $(BENCHFLAGS)
 
 # bench-go runs every `go test` benchmark of the packages (the figures a change to one package moves).
 bench-go:
