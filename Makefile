@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go fuzz soak mutate
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -58,6 +58,10 @@ bench-quick:
 # bench-go runs every `go test` benchmark of the packages (the figures a change to one package moves).
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# bench-smoke runs every `go test` benchmark once (CI): a benchmark that no longer runs fails.
+bench-smoke:
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
 # A brief run of every fuzz target (CI). The budget is a count of executions, not a duration: with a
 # duration, Go 1.26's fuzz coordinator can fail a healthy target with "context deadline exceeded" as the
