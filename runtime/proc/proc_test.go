@@ -207,13 +207,18 @@ func TestStdinEOF(t *testing.T) {
 
 func TestBackgroundChildDoesNotHoldPipes(t *testing.T) {
 	const grace = 5 * time.Second
+	ready := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(ready, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, script := range []string{
 		"sleep 30 & echo pid=$! >&2; echo hi",
 		// A child that keeps writing: killed with the group all the same.
 		"(while :; do echo x >&2; sleep 1; done) & echo pid=$! >&2; echo hi",
 		// A child that clears its environment, and so its marker: the sweep cannot find it, the kill of
-		// the process group as the shell ends does.
-		"env -i sleep 30 & echo pid=$! >&2; echo hi",
+		// the process group as the shell ends does. The shell ends only once the child runs with its
+		// empty environment (the fifo): before, the sweep could still find the marker in `env` itself.
+		"env -i /bin/sh -c 'echo > " + ready + "; exec sleep 30' & echo pid=$! >&2; read x < " + ready + "; echo hi",
 	} {
 		t.Run(script, func(t *testing.T) {
 			leakCheck(t)
