@@ -46,6 +46,8 @@ type Annotations struct {
 // (not read-only, destructive, not idempotent, open world, as CodeGen-Sandbox upstream declares its tools);
 // a poll tool only reads the background registry (read-only, closed world; idempotent when every poll
 // returns the whole output); a kill tool ends a process it started (destructive, idempotent, closed world).
+// A command runner of a sandboxed variant is read-only in read-only mode, and closed world without the
+// network.
 func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 	switch string(t.Kind) {
 	case "poll":
@@ -53,6 +55,12 @@ func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 		return Annotations{ReadOnlyHint: true, IdempotentHint: all}
 	case "kill":
 		return Annotations{DestructiveHint: true, IdempotentHint: true}
+	}
+	if sb := v.Sandbox; sb != nil {
+		// A sandbox (spec.Sandbox) bounds what a command can reach: nothing written in read-only mode, no
+		// world beyond the machine without the network.
+		ro := sb.Mode == spec.SandboxReadOnly
+		return Annotations{ReadOnlyHint: ro, DestructiveHint: !ro, OpenWorldHint: sb.Network}
 	}
 	return Annotations{DestructiveHint: true, OpenWorldHint: true}
 }
@@ -66,9 +74,10 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		in := Input(t)
+		desc := v.ToolDescription(t)
 		switch f {
 		case JSONSchema:
-			out = append(out, documentOf(t, in))
+			out = append(out, documentOf(t.Name, desc, in))
 		case OpenAI:
 			out = append(out, struct {
 				Type     string `json:"type"`
@@ -77,7 +86,7 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
 				Parameters  json.RawMessage `json:"parameters"`
-			}{t.Name, t.Description, in}})
+			}{t.Name, desc, in}})
 		case OpenAIResponses:
 			out = append(out, struct {
 				Type        string          `json:"type"`
@@ -85,20 +94,20 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				Description string          `json:"description"`
 				Parameters  json.RawMessage `json:"parameters"`
 				Strict      bool            `json:"strict"`
-			}{"function", t.Name, t.Description, in, false})
+			}{"function", t.Name, desc, in, false})
 		case Anthropic:
 			out = append(out, struct {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
 				InputSchema json.RawMessage `json:"input_schema"`
-			}{t.Name, t.Description, in})
+			}{t.Name, desc, in})
 		case MCP:
 			out = append(out, struct {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
 				InputSchema json.RawMessage `json:"inputSchema"`
 				Annotations Annotations     `json:"annotations"`
-			}{t.Name, t.Description, in, ToolAnnotations(v, t)})
+			}{t.Name, desc, in, ToolAnnotations(v, t)})
 		}
 	}
 	b, err := jsonenc.MarshalIndent(out, "", "  ")
@@ -110,13 +119,13 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 
 // documentOf is a tool's input schema as a standalone JSON Schema document: the $schema, title and
 // description first, then the schema's own keywords in their order.
-func documentOf(t *spec.Tool, in json.RawMessage) json.RawMessage {
+func documentOf(name, desc string, in json.RawMessage) json.RawMessage {
 	var b []byte
 	b = append(b, `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":`...)
-	b = append(b, jsonenc.String(t.Name)...)
-	if t.Description != "" {
+	b = append(b, jsonenc.String(name)...)
+	if desc != "" {
 		b = append(b, `,"description":`...)
-		b = append(b, jsonenc.String(t.Description)...)
+		b = append(b, jsonenc.String(desc)...)
 	}
 	b = append(b, ',')
 	b = append(b, in[1:]...) // Input always writes an object with at least "type"
