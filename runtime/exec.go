@@ -118,7 +118,7 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 	}
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined,
-		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session}
+		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
