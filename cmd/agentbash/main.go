@@ -79,6 +79,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return cmdServe(args[1:], os.Stdin, stdout, stderr)
 	case "target":
 		return cmdTarget(args[1:], os.Stdin, stdout, stderr)
+	case "sandbox":
+		return cmdSandbox(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -134,6 +136,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	toolName := fs.String("tool", "", "tool to call (default: the variant's first tool)")
 	workspace := fs.String("workspace", "", "workspace root (default: the current directory)")
 	params := fs.String("params", "", "parameters as a JSON object, as a model would send them")
+	sbx := addSandboxFlags(fs)
 	target, err := parseNamed(fs, flagArgs)
 	if err != nil {
 		return 2
@@ -147,6 +150,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	v, err := loadVariant(target)
+	if err == nil {
+		err = sbx.apply(v, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "agentbash:", err)
 		return 1

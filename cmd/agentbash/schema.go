@@ -21,6 +21,7 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 		names = append(names, string(f))
 	}
 	format := fs.String("format", string(toolschema.JSONSchema), "one of "+strings.Join(names, ", "))
+	sbx := addSandboxFlags(fs)
 	name, err := parseNamed(fs, args)
 	if err != nil {
 		return 2
@@ -30,6 +31,9 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	v, err := loadVariant(name)
+	if err == nil {
+		err = sbx.apply(v, io.Discard)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "agentbash:", err)
 		return 1

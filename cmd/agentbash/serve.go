@@ -29,6 +29,7 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	transport := fs.String("transport", serve.Stdio, "stdio (MCP), http (MCP streamable HTTP at /mcp), sse (MCP HTTP+SSE at /sse) or wire (the conformance wire protocol on stdin and stdout)")
 	addr := fs.String("addr", serve.DefaultAddr, "listening address of the http and sse transports")
 	workspace := fs.String("workspace", "", "workspace root: the MCP server's, and the wire protocol's for a request that names none (default: the current directory)")
+	sbx := addSandboxFlags(fs)
 	name, err := parseNamed(fs, args)
 	if err != nil {
 		return 2
@@ -41,7 +42,7 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentbash serve: unknown transport %q (want %s)\n", *transport, strings.Join(serve.Transports(), ", "))
 		return 2
 	}
-	return runServe(name, serve.Config{Transport: *transport, Addr: *addr, Workspace: *workspace}, stdin, stdout, stderr)
+	return runServe(name, serve.Config{Transport: *transport, Addr: *addr, Workspace: *workspace}, sbx, stdin, stdout, stderr)
 }
 
 // cmdTarget is `agentbash target VARIANT|SPEC.yaml`: serve -transport wire, kept for the scripts that call it.
@@ -50,11 +51,14 @@ func cmdTarget(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "agentbash target: want VARIANT|SPEC.yaml\n", serveUsage)
 		return 2
 	}
-	return runServe(args[0], serve.Config{Transport: serve.Wire}, stdin, stdout, stderr)
+	return runServe(args[0], serve.Config{Transport: serve.Wire}, nil, stdin, stdout, stderr)
 }
 
-func runServe(name string, c serve.Config, stdin io.Reader, stdout, stderr io.Writer) int {
+func runServe(name string, c serve.Config, sbx *sandboxFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	v, err := loadVariant(name)
+	if err == nil && sbx != nil {
+		err = sbx.apply(v, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "agentbash:", err)
 		return 1
