@@ -3,10 +3,20 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test fmt-check vet check generate lint bench bench-quick bench-go fuzz soak
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go fuzz soak mutate
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
+
+# test-norace runs, without the race detector, the tests that it scales down or skips: memory bounds at full
+# size (the detector multiplies memory and time).
+test-norace:
+	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth' ./runtime/textcap ./runtime ./cmd/agentbash
+
+# quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
+# the tests that run the go command to compile, and serve's 10,000-request growth test.
+quick:
+	$(GO) test -count=1 -short ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
@@ -51,11 +61,15 @@ bench-go:
 # duration, Go 1.26's fuzz coordinator can fail a healthy target with "context deadline exceeded" as the
 # time runs out (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race.
 FUZZ_EXECS ?= 5000x
+# Targets that start processes in every execution (tens of milliseconds each) get fewer executions.
+FUZZ_SLOW ?= FuzzTimeoutKills
+FUZZ_SLOW_EXECS ?= 500x
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-			echo "fuzz $$pkg $$f"; \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZ_EXECS) $$pkg || exit 1; \
+			n=$(FUZZ_EXECS); case " $(FUZZ_SLOW) " in *" $$f "*) n=$(FUZZ_SLOW_EXECS);; esac; \
+			echo "fuzz $$pkg $$f ($$n)"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $$n $$pkg || exit 1; \
 		done; \
 	done
 
@@ -65,3 +79,8 @@ fuzz:
 SOAK_CALLS ?= 2000
 soak:
 	AGENTBASH_SOAK_CALLS=$(SOAK_CALLS) $(GO) test -race -count=1 -timeout 30m -run '^TestSoak$$' -v ./runtime/
+
+# mutate applies a fixed list of small wrong changes (internal/mutate/mutants.go) one at a time to a copy of
+# the tree, runs the owning packages' tests for each and prints the mutation score (not in CI: minutes).
+mutate:
+	$(GO) run ./internal/mutate

@@ -68,6 +68,9 @@ type Case struct {
 	// OwnWorkspace marks a case that names the workspace (role workspace): it needs the target's workspace
 	// to go by the reference's name, and is skipped on a target that serves one of another name.
 	OwnWorkspace bool `json:"own_workspace,omitempty"`
+	// Steps are further calls after the first, in order, on the same workspace (a conversation with a
+	// session); every answer is compared. MaxElapsed bounds them all, NoSurvivors is checked after the last.
+	Steps []Step `json:"steps,omitempty"`
 }
 
 // Entry is a file, directory or symbolic link created in a case's workspace.
@@ -257,6 +260,35 @@ func (b *builder) run(name, command string, more map[string]any, c Case) {
 	b.add(c)
 }
 
+// carry checks the state a tool carries across calls (spec Tool.Carry): a conversation of commands that
+// change directory and export variables, each starting where the last ended; an exit carries nothing.
+func (b *builder) carry() {
+	var cwd, env bool
+	for _, w := range b.ti.t.Carry {
+		cwd = cwd || w == spec.CarryCwd
+		env = env || w == spec.CarryEnv
+	}
+	if !cwd && !env {
+		return
+	}
+	step := func(command string) Step {
+		return Step{Tool: b.ti.t.Name, Params: b.ti.params(map[string]any{"command": b.spell(command)})}
+	}
+	first, steps := "true", []Step{}
+	if cwd {
+		first = "cd sub"
+		steps = append(steps, step("pwd"), step("cd ..; exit 3"), step("pwd"))
+	}
+	if env {
+		steps = append(steps, step("export AGENTBASH_CARRIED=yes; UNEXPORTED=no"),
+			step(`echo "${AGENTBASH_CARRIED-unset} ${UNEXPORTED-unset}"`),
+			step("unset AGENTBASH_CARRIED"), step(`echo "${AGENTBASH_CARRIED-unset}"`))
+	}
+	b.cmd("carried state", first, nil, Case{Setup: []Entry{{Path: "sub", Dir: true}}, Steps: steps, NoSurvivors: true,
+		About:    "each command starts where the last one that ended by itself left the working directory and the exported variables",
+		Features: []string{"tool " + b.ti.t.Name + " carry"}})
+}
+
 // Cases derives the conformance cases of a variant from its spec: for each exec tool a battery built from
 // the tool's own parameters, limits, timeout rules, working-directory rules and policy examples; for poll
 // and kill tools the unknown and missing shell id. The order is stable.
@@ -280,7 +312,7 @@ func Cases(v *spec.Variant) []Case {
 			}
 		}
 		switch ti.t.Kind {
-		case spec.KindExec, "":
+		case spec.KindExec, "", spec.KindSessionStart:
 			if ti.role(spec.RoleCommand) == nil {
 				continue
 			}
@@ -288,6 +320,7 @@ func Cases(v *spec.Variant) []Case {
 			b.basics()
 			b.group = "limits"
 			b.limits()
+			b.budgetLimits()
 			b.group = "timeouts"
 			b.timeouts()
 			b.group = "workdirs"
@@ -299,6 +332,12 @@ func Cases(v *spec.Variant) []Case {
 			b.commandChecks()
 			b.group = "policies"
 			b.policies(checkers)
+			b.sessions()
+			b.group = "carry"
+			b.carry()
+		case spec.KindSessionWrite, spec.KindSessionRead, spec.KindSessionKill:
+			b.group = "sessions"
+			b.unknownSession()
 		case spec.KindPoll, spec.KindKill:
 			b.group = "shell ids"
 			b.shellIDs()
@@ -331,6 +370,9 @@ func (b *builder) basics() {
 		{"killed by a signal", "kill -9 $$"},
 		{"background child holding the output", "sleep 30 & echo started"},
 	} {
+		if c.name == "stdin is closed" && b.ti.t.Session != nil && (b.ti.t.Session.PTY || b.ti.t.Session.Stdin == spec.SessionStdinOpen) {
+			continue // the command reads a terminal or a pipe: it would wait
+		}
 		b.cmd(c.name, c.cmd, nil, noSurv)
 	}
 }
@@ -464,10 +506,17 @@ func (b *builder) timeouts() {
 		map[string]any{"timeout": number(p, small)},
 		Case{MaxElapsed: d + b.ti.grace + 3*time.Second, NoSurvivors: !background,
 			About: "partial output, then a timeout of " + fmtNum(small) + string(tm.Unit) + " expires (" + string(tm.Expiry) + ")"})
-	// Zero: expires at once, means the default, or fails the range rule. The command is silent for a
-	// second so that "at once" cannot race with its output.
-	b.cmd("timeout zero", "sleep 1; echo zero", map[string]any{"timeout": 0},
-		Case{MaxElapsed: 1500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
+	// Zero: expires at once, means the default, fails the range rule, or is clamped to the minimum. The
+	// command is silent for a second so that "at once" cannot race with its output; when zero is clamped
+	// to a minimum near a second, it is silent for half the minimum, so that the command ends first.
+	silent := time.Second
+	if tm.OutOfRange == spec.OutOfRangeClamp && tm.Min != nil && *tm.Min > 0 {
+		if c := b.ti.seconds(*tm.Min); c >= silent/2 && c <= 2*silent {
+			silent = c / 2
+		}
+	}
+	b.cmd("timeout zero", fmt.Sprintf("sleep %v; echo zero", silent.Seconds()), map[string]any{"timeout": 0},
+		Case{MaxElapsed: silent + 500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
 	if p.Nullable || b.ti.t.NullParams == "invalid" {
 		b.cmd("timeout null", "echo none", map[string]any{"timeout": nil}, Case{NoSurvivors: true})
 	}
@@ -511,6 +560,17 @@ func (b *builder) workdirs() {
 }
 
 func (b *builder) otherRoles() {
+	// The parameters the runtime only records (role none) are sent once, each with a plain value.
+	recorded := map[string]any{}
+	for _, p := range b.ti.t.Params {
+		if (p.Role == spec.RoleNone || p.Role == "") && !p.Required {
+			recorded[p.Name] = plainValue(p)
+		}
+	}
+	if len(recorded) > 0 {
+		b.cmd("recorded parameters", "echo recorded", recorded, Case{NoSurvivors: true,
+			About: "every parameter the runtime only records, with a plain value"})
+	}
 	if b.ti.role(spec.RoleEnv) != nil {
 		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},
 			Case{NoSurvivors: true})

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,4 +260,51 @@ func fmtCounts(r *Report) string {
 		s += ", " + strconv.Itoa(r.Skipped) + " skipped"
 	}
 	return s
+}
+
+// Broken session targets are caught: a target whose yield window ignores the one sent, one that loses
+// what is written to a session, one that counts tokens otherwise.
+func TestBrokenSessionTargets(t *testing.T) {
+	for _, tc := range []struct {
+		mode    string
+		cases   []string
+		failing map[string][]string // case -> substrings of its report
+	}{
+		{mode: "wrongyield", cases: []string{"session: window as sent", "stdout only"}, failing: map[string][]string{
+			"exec_command/session: window as sent": {"call 1 of 2", "in-window"},
+		}},
+		{mode: "loststdin", cases: []string{"session: a read answered through stdin", "stdout only"}, failing: map[string][]string{
+			"exec_command/session: a read answered through stdin": {"call 2 of 2 (write_stdin", "got:hello"},
+		}},
+		{mode: "tokens", cases: []string{"output at budget (32 bytes)", "output at budget+1 (33 bytes)", "stdout only"}, failing: map[string][]string{
+			"exec_command/output at budget (32 bytes)":   {"Original token count: 8", "Original token count: 11"},
+			"exec_command/output at budget+1 (33 bytes)": {"original token count: 9", "tokens truncated"},
+		}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			v := mustVariant(t, "codex")
+			r, err := Check(context.Background(), v, fakeTarget(tc.mode, "codex"), only(tc.cases...), TimeScale(timeScale))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Failed != len(tc.failing) || r.Passed == 0 {
+				t.Errorf("want %d failures:\n%s", len(tc.failing), r.Summary())
+			}
+			byName := statusOf(r)
+			for name, subs := range tc.failing {
+				res, ok := byName[name]
+				if !ok || res.Status != Fail {
+					t.Errorf("%s: want a failure, got %+v", name, res.Status)
+					continue
+				}
+				text := res.Text() + "\n" + fmt.Sprint(res.Want) + fmt.Sprint(res.Got)
+				for _, s := range subs {
+					if !strings.Contains(text, s) {
+						t.Errorf("%s: the report does not say %q:\n%s", name, s, text)
+					}
+				}
+			}
+		})
+	}
 }

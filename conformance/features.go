@@ -10,7 +10,7 @@ import (
 // Features lists the features of a spec that the battery can exercise, sorted: each parameter of each
 // tool ("tool bash param command"), each required, not_empty and not_blank check ("tool Bash check
 // required description"), the timeout rules and the working-directory checks, output and result
-// truncation, invalid parameters, unknown shell ids, and every rule of every policy a tool checks ("policy
+// truncation, invalid parameters, unknown shell ids, carried state, and every rule of every policy a tool checks ("policy
 // toolregistry_deny rule sudo"; each pattern of a rule's list on its own: "rule dangerous[2]"). A report
 // counts those its cases exercised (a case exercises its Features and the parameters it sends).
 func Features(v *spec.Variant) []string {
@@ -26,7 +26,7 @@ func Features(v *spec.Variant) []string {
 		hasRole := func(role string) bool {
 			return slices.ContainsFunc(t.Params, func(q spec.Param) bool { return string(q.Role) == role })
 		}
-		if kind == "exec" && !hasRole("command") {
+		if (kind == "exec" || kind == "session_start") && !hasRole("command") {
 			continue // the battery has nothing to call it with
 		}
 		for _, q := range t.Params {
@@ -51,6 +51,9 @@ func Features(v *spec.Variant) []string {
 		switch kind {
 		case "exec":
 			fs = append(fs, p+"invalid parameter")
+			if len(t.Carry) > 0 {
+				fs = append(fs, p+"carry")
+			}
 			if t.Timeout != nil && hasRole("timeout") {
 				fs = append(fs, p+"timeout")
 			}
@@ -67,6 +70,18 @@ func Features(v *spec.Variant) []string {
 			if hasRole("shell_id") {
 				fs = append(fs, p+"unknown shell id")
 			}
+		case "session_start":
+			fs = append(fs, p+"invalid parameter", p+"session")
+			if v.Sessions != nil && v.Sessions.MaxLive <= 128 {
+				fs = append(fs, p+"session limit")
+			}
+		case "session_write", "session_read", "session_kill":
+			if hasRole("session_id") {
+				fs = append(fs, p+"unknown session id")
+			}
+		}
+		if t.Output != nil && t.Output.Budget != nil && (kind == "exec" || kind == "session_start") {
+			fs = append(fs, p+"output budget")
 		}
 	}
 	if r := v.Redact; r != nil {
@@ -91,13 +106,16 @@ func Features(v *spec.Variant) []string {
 	return slices.Compact(fs)
 }
 
-// caseFeatures are the features a case exercises: its own and a parameter for each key of its params.
+// caseFeatures are the features a case exercises: its own and a parameter for each key of the params of
+// each of its calls.
 func caseFeatures(c Case) []string {
 	fs := slices.Clone(c.Features)
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(c.Params, &keys) == nil {
-		for k := range keys {
-			fs = append(fs, "tool "+c.Tool+" param "+k)
+	for _, st := range c.calls() {
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(st.Params, &keys) == nil {
+			for k := range keys {
+				fs = append(fs, "tool "+st.Tool+" param "+k)
+			}
 		}
 	}
 	return fs

@@ -45,6 +45,9 @@ import (
 //	          that answers come out of order
 //	mcpsloppy an MCP server over stdio that prints a log line before its first message and returns each
 //	          text in three content items
+//	wrongyield wire, on the spec with every yield window 50 ms whatever is sent
+//	loststdin wire, but every session write is sent with nothing to write (the text is lost)
+//	tokens    wire, on the spec with every token budget counting 3 bytes a token
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "conformance-fake" {
 		os.Exit(fake(os.Args[2], os.Args[3]))
@@ -127,6 +130,24 @@ func fake(mode, name string) int {
 			}
 		}
 		v = &cp
+	case "wrongyield", "tokens":
+		cp := *v
+		cp.Tools = append([]spec.Tool(nil), v.Tools...)
+		for i := range cp.Tools {
+			t := &cp.Tools[i]
+			if mode == "wrongyield" && t.Session != nil && t.Session.Yield != nil {
+				st, y := *t.Session, *t.Session.Yield
+				fifty := 50.0
+				y.Unit, y.Default, y.Min, y.Max, y.Empty = spec.Milliseconds, fifty, &fifty, &fifty, nil
+				st.Yield, t.Session = &y, &st
+			}
+			if mode == "tokens" && t.Output != nil && t.Output.Budget != nil && t.Output.Budget.Unit == spec.BudgetTokens {
+				o, b := *t.Output, *t.Output.Budget
+				b.BytesPerToken = 3
+				o.Budget, t.Output = &b, &o
+			}
+		}
+		v = &cp
 	case "nopolicy":
 		cp := *v
 		cp.Tools = append([]spec.Tool(nil), v.Tools...)
@@ -183,6 +204,13 @@ func fake(mode, name string) int {
 			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 			if err := c.Start(); err == nil {
 				go c.Wait()
+			}
+		}
+		if t := v.Tool(tool); mode == "loststdin" && t != nil && t.Kind == spec.KindSessionWrite {
+			var m map[string]any
+			if json.Unmarshal(params, &m) == nil {
+				m[t.Param(spec.RoleStdin).Name] = ""
+				params, _ = json.Marshal(m)
 			}
 		}
 		res, err := pool.Call(ctx, ws, tool, params)

@@ -25,28 +25,43 @@ var (
 	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})`)
 	// ls -l dates: "Nov 22 05:53", "Nov 22  2025".
 	lsTimeRE = regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d (?:\d\d:\d\d| \d{4})\b`)
+	// The line of `ls -l` for the parent directory (..), after its time is masked: the workspace's parent is
+	// not the case's, and differs between two workspaces (its owner, links, size, mode).
+	lsParentRE = regexp.MustCompile(`(?m)^d[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+<TIME>\s+\.\.$`)
 	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123".
 	pidRE = regexp.MustCompile(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
 	shellIDRE = regexp.MustCompile(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
+	// "session ID 1234", "process id 1234", "session_id: 7": a session's id is a number.
+	sessionIDRE = regexp.MustCompile(`(?i)\b((?:session|process)[_ ]?id)(\s*[:=]\s*|\s+)(\d+)\b`)
+	// "Chunk ID: 3fa2b1": a random chunk id.
+	chunkIDRE = regexp.MustCompile(`(?i)\b(chunk[_ ]?id)(\s*[:=]\s*)([0-9A-Za-z-]+)`)
+	// "Wall time: 0.2531 seconds", "Wall time: 0 seconds": a measured time, whole or not.
+	wallTimeRE = regexp.MustCompile(`(?i)\b(wall[_ ]time)(\s*[:=]\s*)(\d+(?:\.\d+)?)`)
 	// Fractional durations only ("0.53s", "12.5ms"): whole ones ("timed out after 1s") are contract text.
-	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s)\b`)
+	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s|seconds)\b`)
 	// Keys whose values cannot match between two runs.
 	pidKeyRE      = regexp.MustCompile(`^(?i:pid)$|_(?i:pid)$|[a-z]Pid$`)
-	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id)$`)
-	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time)`)
+	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id|session_?id|chunk_?id)$`)
+	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time|wall_?time)`)
 )
+
+// parentToken stands for the `ls -l` line of a workspace's parent directory.
+const parentToken = "<PARENT_DIR_LINE>"
 
 // Masker replaces what cannot match between two runs of the same case: the workspace path (as given and
 // with symbolic links resolved) with "<WORKSPACE>", uuids with "<UUID>", pids after "pid" with "<PID>",
-// shell ids after "shell_id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>" and fractional
-// durations with "<DURATION>". In JSON, it also masks the values of keys named like pid, shell_id and duration.
+// shell ids after "shell_id", session ids after "session id" or "process id", and chunk ids after "chunk
+// id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional durations and the time
+// after "wall time" with "<DURATION>", and the `ls -l` line of the parent directory (..) with
+// "<PARENT_DIR_LINE>". In JSON, it also masks the values of keys named like pid, shell_id, session_id,
+// chunk_id, duration and wall_time.
 type Masker struct {
 	paths []string // longest first
 	names []string
 }
 
-// Name also masks a workspace's base name, as "<WORKSPACE_NAME>", where it stands alone (after the paths).
+// Name also masks a workspace's base name, as "<WORKSPACE_NAME>", where it stands alone (last of all).
 // Give only a distinctive name: the suite's own workspaces have one.
 func (m *Masker) Name(name string) *Masker {
 	if name != "" {
@@ -83,9 +98,6 @@ func (m *Masker) Text(s string) string {
 	for _, p := range m.paths {
 		s = strings.ReplaceAll(s, p, WorkspaceToken)
 	}
-	for _, n := range m.names {
-		s = strings.ReplaceAll(s, n, WorkspaceNameToken)
-	}
 	// Cheap tests first: a long output of plain text skips the expressions.
 	dashes := strings.Count(s, "-")
 	if dashes >= 4 {
@@ -96,6 +108,9 @@ func (m *Masker) Text(s string) string {
 	}
 	if strings.Contains(s, ":") || strings.Contains(s, "  ") {
 		s = lsTimeRE.ReplaceAllString(s, timeToken)
+		if strings.Contains(s, timeToken+" ..") {
+			s = lsParentRE.ReplaceAllString(s, parentToken)
+		}
 	}
 	if containsFold(s, "pid") {
 		s = pidRE.ReplaceAllString(s, "${1}${2}"+pidToken)
@@ -110,10 +125,50 @@ func (m *Masker) Text(s string) string {
 			return g[1] + g[2] + idToken
 		})
 	}
+	if containsFold(s, "id") {
+		s = sessionIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+		s = chunkIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+	}
+	if containsFold(s, "time") {
+		s = wallTimeRE.ReplaceAllString(s, "${1}${2}"+durationToken)
+	}
 	if hasDecimal(s) {
 		s = durationRE.ReplaceAllString(s, durationToken)
 	}
+	// Last, and only as a word of its own: a name of digits (a temporary directory's "001") is not a
+	// part of a number.
+	for _, n := range m.names {
+		s = replaceStandalone(s, n, WorkspaceNameToken)
+	}
 	return s
+}
+
+// replaceStandalone replaces each occurrence of name in s that stands alone: not inside a longer word of
+// letters, digits, '_' and '-' (a workspace "ws" is not masked in "aws-access-key").
+func replaceStandalone(s, name, token string) string {
+	var b strings.Builder
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			if b.Len() == 0 {
+				return s
+			}
+			b.WriteString(s[i:])
+			return b.String()
+		}
+		start, end := i+j, i+j+len(name)
+		b.WriteString(s[i:start])
+		if (start > 0 && isWordByte(s[start-1])) || (end < len(s) && isWordByte(s[end])) {
+			b.WriteString(name)
+		} else {
+			b.WriteString(token)
+		}
+		i = end
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80
 }
 
 // containsFold reports whether s contains the lower-case ASCII word in any case.

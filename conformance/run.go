@@ -216,7 +216,8 @@ func (s *Session) format(tool string) string {
 type side struct {
 	ws      string
 	params  json.RawMessage
-	ans     Answer
+	answers []Answer          // one per call (a case with steps makes several)
+	sent    []json.RawMessage // the parameters of each call
 	err     error
 	elapsed time.Duration
 	left    []string // processes left running in the workspace
@@ -291,10 +292,6 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	ref.params, tgt.params = withWorkspace(params, ref.ws), withWorkspace(params, tgt.ws)
 	res.Params = tgt.params
 	res.Features = caseFeatures(c)
-	tool := c.Tool
-	if to, ok := s.o.tools[tool]; ok {
-		tool = to
-	}
 	var before []int
 	if s.fixedWS != "" && c.NoSurvivors {
 		before = pidsIn(tgt.ws)
@@ -314,7 +311,9 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 			return
 		}
 		start := time.Now()
-		ref.ans, ref.err = answerOf(eng.Call(cctx, c.Tool, ref.params))
+		ref.answers, ref.sent, ref.err = s.play(cctx, c, ref.params, ref.ws, func(ctx context.Context, tool string, params json.RawMessage) (Answer, error) {
+			return answerOf(eng.Call(ctx, tool, params))
+		})
 		ref.elapsed = time.Since(start)
 		if c.NoSurvivors {
 			ref.left = survivors(ref.ws)
@@ -325,7 +324,13 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
 		start := time.Now()
-		tgt.ans, tgt.err = s.conn.Call(cctx, Request{Tool: tool, Params: tgt.params, Workspace: tgt.ws, Format: s.format(c.Tool)})
+		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (Answer, error) {
+			format := s.format(name)
+			if to, ok := s.o.tools[name]; ok {
+				name = to // the target's name for the spec's tool
+			}
+			return s.conn.Call(ctx, Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format})
+		})
 		tgt.elapsed = time.Since(start)
 		if c.NoSurvivors && tgt.err == nil {
 			own := before
@@ -349,9 +354,25 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		res.Status, res.Reason = Fail, "no answer: "+tgt.err.Error()
 		return res
 	}
-	want := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ref.ans)
-	got := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(tgt.ans)
-	res.Diff = Compare(want, got)
+	var want, got Masked
+	for i := range ref.answers {
+		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ref.answers[i])
+		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(tgt.answers[i])
+		if i == 0 {
+			want, got = w, g
+		}
+		d := Compare(w, g)
+		if d == "" {
+			continue
+		}
+		if len(ref.answers) > 1 {
+			d = fmt.Sprintf("call %d of %d (%s, params %s): %s", i+1, len(ref.answers), c.callTool(i), clip(string(tgt.sent[i]), 200), d)
+		}
+		if res.Diff == "" {
+			want, got = w, g
+			res.Diff = d
+		}
+	}
 	for _, sd := range []struct {
 		who string
 		sd  *side

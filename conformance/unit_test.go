@@ -29,9 +29,29 @@ func TestMaskText(t *testing.T) {
 		{"at 2026-11-22T05:28:16.123+01:00.", "at <TIME>."},
 		{"drwxr-xr-x 2 root root 4096 Nov 22 05:53 .\n-rw-r--r-- 1 root root 0 Jan  2  2025 f", "drwxr-xr-x 2 root root 4096 <TIME> .\n-rw-r--r-- 1 root root 0 <TIME> f"},
 		{"took 0.53s, then 12.5ms", "took <DURATION>, then <DURATION>"},
+		{"total 8\ndrwxr-xr-x 2 root root 4096 Nov 22 05:53 .\ndrwxrwxrwt 91 root root 12288 Nov 22 05:50 ..\n-rw-r--r-- 1 root root 0 Nov 22 05:53 f\n",
+			"total 8\ndrwxr-xr-x 2 root root 4096 <TIME> .\n<PARENT_DIR_LINE>\n-rw-r--r-- 1 root root 0 <TIME> f\n"},
+		{"drwxr-xr-x. 3 me staff 96 Jan  2  2025 ..", "<PARENT_DIR_LINE>"},
 		{"bash: timed out after 1s\nexit: 124", "bash: timed out after 1s\nexit: 124"},
 		{"version 1.2.3", "version 1.2.3"},
 		{"", ""},
+	} {
+		if got := m.Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestMaskWorkspaceName: a workspace's name is masked where it stands alone, not inside a longer word.
+func TestMaskWorkspaceName(t *testing.T) {
+	m := NewMasker().Name("ws")
+	for _, tc := range []struct{ in, want string }{
+		{"unknown workspace ws; configured: ws, main", "unknown workspace <WORKSPACE_NAME>; configured: <WORKSPACE_NAME>, main"},
+		{"ws", "<WORKSPACE_NAME>"},
+		{"'ws'.", "'<WORKSPACE_NAME>'."},
+		{"[REDACTED:aws-access-key]", "[REDACTED:aws-access-key]"},
+		{"ws-ref wsx xws ws_1 ws2 héws", "ws-ref wsx xws ws_1 ws2 héws"},
+		{"/srv/ws/sub", "/srv/<WORKSPACE_NAME>/sub"},
 	} {
 		if got := m.Text(tc.in); got != tc.want {
 			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)

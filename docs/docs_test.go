@@ -2,10 +2,11 @@ package docs_test
 
 // The examples in docs/spec.md (and any in README.md) are tests:
 //
-//   - every ```yaml block is marked `yaml spec` (a complete spec) or `yaml fragment` (a piece of one whose
+//   - every ```yaml block is marked `yaml spec` (a complete spec; `yaml spec FILE` also names the file it is,
+//     for readme_test.go) or `yaml fragment` (a piece of one whose
 //     first line says where it goes: `# in: PATH` sets the value at PATH, `# into: PATH` sets each key of
 //     the fragment's mapping into the mapping at PATH, `.` being the root); a fragment is embedded into the
-//     base spec, the first `yaml spec` block of docs/spec.md. Each spec is loaded with spec.Parse, compiled
+//     base spec, the first `yaml spec` block of docs/spec.md's "A complete example". Each spec is loaded with spec.Parse, compiled
 //     with runtime.New, as `agentbash spec validate` does, and rendered with gen.Generate, as `agentbash
 //     gen` does;
 //   - a ```json params block (optionally naming a tool: `json params BashOutput`) is a call to the spec of
@@ -126,12 +127,15 @@ func collect(t *testing.T, blocks []block) []*example {
 		}
 		switch w[0] {
 		case "yaml", "yml":
-			bad := len(w) != 2 || (w[1] != "spec" && w[1] != "fragment")
+			bad := (len(w) != 2 || (w[1] != "spec" && w[1] != "fragment")) && (len(w) != 3 || w[1] != "spec")
 			if bad {
-				t.Errorf("%s: a yaml block is marked `yaml spec` or `yaml fragment`, not %q", b, b.info)
+				t.Errorf("%s: a yaml block is marked `yaml spec [FILE]` or `yaml fragment`, not %q", b, b.info)
 			}
 			out = append(out, &example{block: b, bad: bad})
 		case "json":
+			if fileBlock(b) != "" {
+				continue // a file of README.md's conventions (readme_test.go)
+			}
 			if len(w) < 2 || w[1] != "params" || len(w) > 3 {
 				t.Errorf("%s: a json block is `json params [TOOL]` followed by its result or error, not %q", b, b.info)
 				continue
@@ -174,12 +178,20 @@ func TestExamples(t *testing.T) {
 		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) && f != specDoc {
 			continue
 		}
-		blocks, _ := readBlocks(t, f)
+		blocks, lines := readBlocks(t, f)
 		exs := collect(t, blocks)
 		all = append(all, fileExamples{f, exs})
 		if f == specDoc {
+			// The base is the spec of "A complete example" (the first spec, in "Your first spec", is a file
+			// of examples/).
+			at := 0
+			for i, l := range lines {
+				if l == "## A complete example" {
+					at = i + 1
+				}
+			}
 			for _, ex := range exs {
-				if !ex.bad && ex.words()[1] == "spec" {
+				if !ex.bad && ex.words()[1] == "spec" && ex.line > at {
 					base = ex
 					break
 				}

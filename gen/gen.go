@@ -10,7 +10,9 @@
 //     UnmarshalBashResult for a union, a string for text);
 //   - one error type per error class the spec raises, embedding runtime.Raised;
 //   - New, Definitions (what to show the model), Spec (the embedded spec), and a version guard that stops
-//     the build against a runtime that does not support the generated-code API version.
+//     the build against a runtime that does not support the generated-code API version;
+//   - for a variant with sessions, the session API of the Tool: Sessions, WaitSession and KillSession (the
+//     session tools themselves are typed methods like any other).
 //
 // The generated package embeds its spec, so it is self-contained: a downstream module needs its YAML file,
 // a go:generate line and this module.
@@ -164,6 +166,9 @@ func (g *generator) tool() {
 		oneLine(jen.Return(rt().Dot("Call").Call(jen.Id("ctx"), jen.Id(primary.Go().Const), jen.Id("params")))),
 	)
 	g.f.Line()
+	if g.v.Sessions != nil {
+		g.sessions()
+	}
 	g.f.Comment("// CallTool runs the named tool as Call runs the first.")
 	g.f.Func().Add(recv()).Id("CallTool").Params(ctx(), jen.Id("name").String(), jen.Id("params").Add(raw())).Params(raw(), jen.Error()).Add(
 		oneLine(jen.Return(rt().Dot("Call").Call(jen.Id("ctx"), jen.Id("name"), jen.Id("params")))),
@@ -209,5 +214,24 @@ func (g *generator) definitions() {
 			gr.Line()
 		})),
 	)
+	g.f.Line()
+}
+
+// sessions emits the session API of a variant with sessions: list, wait for and kill them.
+func (g *generator) sessions() {
+	recv := jen.Params(jen.Id("t").Op("*").Id("Tool"))
+	rt := jen.Id("t").Dot("rt")
+	info := jen.Qual(runtimePkg, "SessionInfo")
+	g.f.Comment("// Sessions lists the sessions the tools started that are still held (running, or exited and not yet")
+	g.f.Comment("// reported), oldest first.")
+	g.f.Func().Add(recv).Id("Sessions").Params().Index().Add(info).Add(oneLine(jen.Return(jen.Id("t").Dot("rt").Dot("Sessions").Call())))
+	g.f.Line()
+	g.f.Comment("// WaitSession waits until a session's command has exited (its output drained) or ctx ends.")
+	g.f.Func().Params(jen.Id("t").Op("*").Id("Tool")).Id("WaitSession").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("id").String()).Params(info, jen.Error()).Add(
+		oneLine(jen.Return(jen.Id("t").Dot("rt").Dot("WaitSession").Call(jen.Id("ctx"), jen.Id("id")))),
+	)
+	g.f.Line()
+	g.f.Comment("// KillSession kills a session's process group, waits for it and forgets the session.")
+	g.f.Func().Params(jen.Id("t").Op("*").Id("Tool")).Id("KillSession").Params(jen.Id("id").String()).Error().Add(oneLine(jen.Return(rt.Dot("KillSession").Call(jen.Id("id")))))
 	g.f.Line()
 }

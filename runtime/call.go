@@ -49,6 +49,9 @@ type call struct {
 	deferred []deferredFail
 	// workspace is the workspace the call runs in: the engine's default, or the one it named.
 	workspace string
+	// budget is the call's output budget (output.budget), and window the capture it cuts.
+	budget int
+	window *window
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -68,7 +71,7 @@ func (f *failed) Error() string { return "failed" }
 
 func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	c.workspace = c.e.cfg.workspace
-	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv)}
+	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv), Nonce: nonce()}
 	defer func() {
 		var f *failed
 		if errors.As(err, &f) {
@@ -100,6 +103,9 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 		d := c.deferred[0]
 		c.data.Param, c.data.Value = d.param, d.value
 		return nil, c.fail(d.f)
+	}
+	if c.t.spec.Kind.IsSession() {
+		return c.session()
 	}
 	switch c.t.spec.Kind {
 	case spec.KindPoll:
@@ -495,6 +501,12 @@ func (c *call) applyWorkdir() error {
 	c.cwd = ws
 	// The default is reported as getcwd() reports a process's directory: physical, symlinks resolved.
 	c.data.Cwd = c.e.resolveRoot(ws)
+	if c.carries(spec.CarryCwd) {
+		// The directory the last command ended in (still a directory), unless the call names one.
+		if d, ok := c.e.carry.get(ws).carriedDir(); ok {
+			c.cwd, c.data.Cwd = d, d
+		}
+	}
 	w := c.t.spec.Workdir
 	p := c.t.spec.Param(spec.RoleWorkdir)
 	if w == nil || p == nil || !c.present[p.Name] {
@@ -590,6 +602,16 @@ func (c *call) applyWorkspace() error {
 
 // resolveLenient follows symlinks as far as the path exists and appends the rest (Python's
 // Path.resolve(strict=False)).
+// carries reports whether the tool carries what across calls.
+func (c *call) carries(what spec.CarryState) bool {
+	for _, w := range c.t.spec.Carry {
+		if w == what {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveRoot is resolveLenient for a workspace root, cached by the engine.
 func (e *Engine) resolveRoot(root string) string {
 	if r, ok := e.resolved.Load(root); ok {

@@ -11,7 +11,8 @@
 //     it, and the processes of the run that left the group (setsid, a double fork) are found by their
 //     environment marker and killed (runtime/proc);
 //   - captures keep only what truncation needs, so memory is bounded by the spec's limits, not the output;
-//   - background shells, and runs moved to the background on timeout, are killed and reaped by Close.
+//   - background shells, runs moved to the background on timeout, and sessions are killed and reaped by
+//     Close.
 package runtime
 
 import (
@@ -109,11 +110,14 @@ type Engine struct {
 	tools    map[string]*tool
 	policies map[string]policy.Checker
 	bg       *registry
+	sess     *sessionRegistry
 	redact   *redactor
 	sandbox  *sandbox.Sandbox // nil: commands run unconfined
 	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
 	// their default working directory: resolved once per engine, whose roots are fixed for its life.
 	resolved sync.Map
+	// carry holds the shell state that carries across calls (spec Tool.Carry).
+	carry carrier
 
 	mu     sync.Mutex
 	closed bool
@@ -168,6 +172,7 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.bg = newRegistry(v.Background)
+	e.sess = newSessionRegistry(v.Sessions)
 	if e.redact, err = newRedactor(v.Redact); err != nil {
 		return nil, fmt.Errorf("%s: redact: %w", v.File, err)
 	}
@@ -259,6 +264,8 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.bg.close()
+	e.sess.close()
+	e.carry.close()
 	return nil
 }
 

@@ -66,7 +66,7 @@ func newEngine(t *testing.T, yaml string, opts ...runtime.Option) (*runtime.Engi
 
 func callText(t *testing.T, eng *runtime.Engine, params string) (string, error) {
 	t.Helper()
-	res, err := eng.Call(context.Background(), "bash", json.RawMessage(params))
+	res, err := eng.Call(bounded(t), "bash", json.RawMessage(params))
 	if err != nil {
 		return "", err
 	}
@@ -107,6 +107,8 @@ func TestEngineText(t *testing.T) {
 		{name: "not an object", params: `[1]`, errType: "ValidationError", errMsg: "invalid parameter (params): must be a JSON object"},
 		{name: "timeout out of range", params: `{"command":"true","timeout":61.5}`, errType: "ValueError", errMsg: "timeout 61.5 not in 0..60"},
 		{name: "outside", params: `{"command":"true","cwd":"/"}`, errType: "PermissionError", errMsg: "outside: /"},
+		{name: "parent", params: `{"command":"true","cwd":".."}`, errType: "PermissionError", errMsg: "outside: .."},
+		{name: "parent of a child", params: `{"command":"true","cwd":"sub/../.."}`, errType: "PermissionError", errMsg: "outside: sub/../.."},
 		{name: "symlink escape", params: `{"command":"true","cwd":"escape"}`, errType: "PermissionError", errMsg: "outside: escape"},
 		{name: "missing dir", params: `{"command":"true","cwd":"nope"}`, errType: "FileNotFoundError", errMsg: "not a directory: " + filepath.Join(ws, "nope")},
 		{name: "regular file", params: `{"command":"true","cwd":"file"}`, errType: "FileNotFoundError", errMsg: "not a directory: " + filepath.Join(ws, "file")},
@@ -192,7 +194,7 @@ func TestEscapedHolderBoundedByGrace(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	eng, _ := newEngine(t, textSpec)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(bounded(t))
 	done := make(chan error, 1)
 	go func() {
 		_, err := eng.Call(ctx, "bash", json.RawMessage(`{"command":"sleep 30"}`))
@@ -225,4 +227,15 @@ func waitGone(t *testing.T, pid int) {
 		time.Sleep(10 * time.Millisecond) // polling /proc: the kernel offers no event for another's exit
 	}
 	t.Fatalf("process %d still alive", pid)
+}
+
+// callBound bounds every call and wait of these tests: a test that waits for a process fails after it
+// rather than hanging (a timeout unit read as seconds instead of milliseconds waits 1000x longer).
+const callBound = 30 * time.Second
+
+// bounded returns a context that ends with the test or after callBound.
+func bounded(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), callBound)
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -25,6 +25,8 @@ type streams struct {
 	output   *textcap.Capture
 	// rope marks streams held whole-or-head/tail for a result-level truncation.
 	rope bool
+	// window counts the combined output's lines for a budget (output.budget), and holds its capture.
+	window *window
 }
 
 func newStreams(t *tool) *streams {
@@ -83,6 +85,9 @@ func decodeMode(d spec.Decode) textcap.Decode {
 }
 
 func (s *streams) writers() (stdout, stderr io.Writer) {
+	if s.window != nil {
+		return s.window, s.window
+	}
 	if s.combined {
 		return s.output, s.output
 	}
@@ -101,12 +106,30 @@ func (s *streams) close() {
 func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
 	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	carryPrefix := ""
 	if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
+	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {
+		prefix, err := c.e.carry.prefix()
+		if err != nil {
+			return nil, err
+		}
+		carryPrefix = prefix
+		argv[len(argv)-1] = carryCommand(c.data.Command, prefix, t.spec.Carry)
+		defer removeCarryFiles(prefix) // what save did not read: a timeout, a cancel, a spawn error
 	}
 	background := c.wantsBackground()
 	env := c.env()
 	st := newStreams(t)
+	if b := t.spec.Output.Budget; b != nil && !background {
+		n, err := c.budgetValue()
+		if err != nil {
+			return nil, err
+		}
+		c.budget = n
+		st.budgeted(b, n)
+		c.window = st.window
+	}
 	if background {
 		// A background shell keeps its own bounded buffers, one per stream, for later polls.
 		st = newBackgroundStreams(c.e.bg.cfg)
@@ -176,6 +199,7 @@ func (c *call) exec() (json.RawMessage, error) {
 		p.Kill()
 		<-p.Done()
 		st.close()
+		c.data.WallTime = time.Since(c.started).Seconds()
 		c.data.TimedOut = true
 		c.fillExit(p.Exit())
 		c.fillStreams(st.snapshots())
@@ -207,7 +231,11 @@ func (c *call) exec() (json.RawMessage, error) {
 		return nil, c.ctx.Err()
 	}
 	st.close()
+	c.data.WallTime = time.Since(c.started).Seconds()
 	c.fillExit(p.Exit())
+	if carryPrefix != "" {
+		c.e.carry.save(c.workspace, carryPrefix)
+	}
 	snaps := st.snapshots()
 	if err := c.decodeFailure(snaps); err != nil {
 		return nil, err
@@ -245,6 +273,14 @@ func (c *call) wantsBackground() bool {
 // env is the inherited environment with the env parameter's pairs merged over it.
 func (c *call) env() []string {
 	env := c.e.cfg.env
+	if c.carries(spec.CarryEnv) {
+		if carried := c.e.carry.get(c.workspace).env; carried != nil {
+			env = carried
+		}
+	}
+	if len(c.t.spec.Env) > 0 {
+		env = toolEnv(env, c.t.spec.Env)
+	}
 	p := c.t.spec.Param(spec.RoleEnv)
 	if p == nil {
 		return env
@@ -324,6 +360,9 @@ func (c *call) fillStreams(s snapshots) {
 	c.data.Stdout, c.data.StdoutTruncated, c.data.StdoutBytes = c.streamText(s.stdout)
 	c.data.Stderr, c.data.StderrTruncated, c.data.StderrBytes = c.streamText(s.stderr)
 	c.data.Output, c.data.OutputTruncated, c.data.OutputBytes = c.streamText(s.output)
+	if b := c.t.spec.Output.Budget; b != nil && s.output != nil && c.window != nil {
+		c.data.Output, c.data.OutputTruncated = c.budgetText(b, c.budget, *s.output, c.window.lines(s.output.Bytes))
+	}
 	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated || c.data.OutputTruncated
 	c.snaps = s
 }

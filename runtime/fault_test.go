@@ -87,7 +87,7 @@ type answer struct {
 func callAnswer(t *testing.T, eng *runtime.Engine, want answer, params map[string]any) {
 	t.Helper()
 	raw, _ := json.Marshal(params)
-	res, err := eng.Call(context.Background(), want.tool, raw)
+	res, err := eng.Call(bounded(t), want.tool, raw)
 	var te *runtime.ToolError
 	switch {
 	case want.typ == "" && err != nil:
@@ -150,7 +150,7 @@ func TestFaultWorkspaceRemoved(t *testing.T) {
 		done := make(chan result, 1)
 		go func() {
 			raw, _ := json.Marshal(map[string]any{"command": "echo > " + started + "; cat " + gate + "; pwd -P >/dev/null; echo done"})
-			res, err := eng.Call(context.Background(), "bash", raw)
+			res, err := eng.Call(bounded(t), "bash", raw)
 			var s string
 			_ = json.Unmarshal(res, &s)
 			done <- result{s, err}
@@ -265,7 +265,7 @@ func nofileInChild(t *testing.T) {
 			defer eng.Close()
 			params, _ := json.Marshal(commandParams(v, "echo hi"))
 			// Warm up: whatever the engine opens once (templates, /dev/shm checks) is open before the count.
-			if _, err := eng.Call(context.Background(), want.tool, params); err != nil {
+			if _, err := eng.Call(bounded(t), want.tool, params); err != nil {
 				t.Fatal(err)
 			}
 			base := openFDs()
@@ -275,7 +275,7 @@ func nofileInChild(t *testing.T) {
 				if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 					t.Fatal(err)
 				}
-				res, err := eng.Call(context.Background(), want.tool, params)
+				res, err := eng.Call(bounded(t), want.tool, params)
 				if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &saved); err != nil {
 					t.Fatal(err)
 				}
@@ -363,7 +363,7 @@ func TestFaultCancelDuringStart(t *testing.T) {
 	noLeaks(t)
 	eng, _ := newEngine(t, timeoutSpec)
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(bounded(t))
 	cancel()
 	for _, params := range []string{`{"command":"echo hi"}`, `{"command":"sleep 30","bg":true}`} {
 		res, err := eng.Call(ctx, "run", json.RawMessage(params))
@@ -381,7 +381,7 @@ func TestFaultCancelDuringStart(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancel(bounded(t))
 			time.AfterFunc(time.Duration(i%20)*150*time.Microsecond, cancel)
 			res, err := eng.Call(ctx, "run", json.RawMessage(`{"command":"echo hi"}`))
 			switch {

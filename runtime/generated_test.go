@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -33,7 +32,7 @@ func TestGenerated(t *testing.T) {
 	if g.Variant() != v1 || g.Engine() == nil {
 		t.Errorf("Variant %p (want %p), Engine %v", g.Variant(), v1, g.Engine())
 	}
-	ctx := context.Background()
+	ctx := bounded(t)
 
 	// Typed parameters are marshalled; the result is decoded.
 	type params struct {

@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,7 +40,7 @@ tools:
 	var before, after goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
-	_, err := eng.Call(context.Background(), "bash", raw)
+	_, err := eng.Call(bounded(t), "bash", raw)
 	goruntime.ReadMemStats(&after)
 	if !errors.Is(err, spec.ErrTemplateOutput) {
 		t.Fatalf("got %v, want the output budget error", err)
@@ -49,7 +48,7 @@ tools:
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 { // all allocations, garbage included: the budget holds 16 MiB live
 		t.Errorf("the failed call allocated %d MiB", alloc>>20)
 	}
-	res, err := eng.Call(context.Background(), "bash", json.RawMessage(`{"command": "echo hi"}`))
+	res, err := eng.Call(bounded(t), "bash", json.RawMessage(`{"command": "echo hi"}`))
 	if err != nil || !strings.HasSuffix(string(res), `hi\n"`) {
 		t.Errorf("next call: %s, %v", res, err)
 	}

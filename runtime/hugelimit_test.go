@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	goruntime "runtime"
 	"strconv"
@@ -53,7 +52,7 @@ func hugeOutput(t *testing.T, eng *runtime.Engine, size int) {
 	var before, after goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
-	res, err := eng.Call(context.Background(), "bash", json.RawMessage(`{"command":"head -c `+strconv.Itoa(size)+` /dev/zero"}`))
+	res, err := eng.Call(bounded(t), "bash", json.RawMessage(`{"command":"head -c `+strconv.Itoa(size)+` /dev/zero"}`))
 	goruntime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

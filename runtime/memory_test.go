@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	goruntime "runtime"
 	"testing"
@@ -36,7 +35,7 @@ tools:
 	var before, after goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
-	res, err := eng.Call(context.Background(), "bash", json.RawMessage(`{"command":"yes","timeout":1}`))
+	res, err := eng.Call(bounded(t), "bash", json.RawMessage(`{"command":"yes","timeout":1}`))
 	goruntime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

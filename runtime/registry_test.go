@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +72,7 @@ func bgEngine(t *testing.T, poll string) (*runtime.Engine, string) {
 func call(t *testing.T, eng *runtime.Engine, tool string, params any) (string, error) {
 	t.Helper()
 	raw, _ := json.Marshal(params)
-	res, err := eng.Call(context.Background(), tool, raw)
+	res, err := eng.Call(bounded(t), tool, raw)
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +124,7 @@ func TestBackgroundLifecycle(t *testing.T) {
 		t.Fatalf("poll while running = %q", got)
 	}
 	release()
-	if _, err := eng.WaitShell(context.Background(), id); err != nil {
+	if _, err := eng.WaitShell(bounded(t), id); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = call(t, eng, "poll", map[string]any{"shell_id": id})
@@ -150,7 +149,7 @@ func TestBackgroundPollNew(t *testing.T) {
 		t.Fatalf("first poll = %q", got)
 	}
 	release()
-	if _, err := eng.WaitShell(context.Background(), id); err != nil {
+	if _, err := eng.WaitShell(bounded(t), id); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := call(t, eng, "poll", map[string]any{"shell_id": id}); got != "exit 0|8/8|two\n|" {
@@ -207,7 +206,7 @@ func TestBackgroundIDs(t *testing.T) {
 func TestBackgroundStreamCap(t *testing.T) {
 	eng, _ := bgEngine(t, "all")
 	id := start(t, eng, "head -c 3000000 /dev/zero | tr '\\0' a")
-	s, err := eng.WaitShell(context.Background(), id)
+	s, err := eng.WaitShell(bounded(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +267,7 @@ func TestBackgroundRetain(t *testing.T) {
 	var ids []string
 	for i := 0; i < 5; i++ {
 		id := start(t, eng, "echo "+strconv.Itoa(i))
-		if _, err := eng.WaitShell(context.Background(), id); err != nil {
+		if _, err := eng.WaitShell(bounded(t), id); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)

@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -52,7 +51,7 @@ tools:
 		t.Fatalf("background result %q is not a pid", pid)
 	}
 	release()
-	if _, err := eng.WaitShell(context.Background(), pid); err != nil {
+	if _, err := eng.WaitShell(bounded(t), pid); err != nil {
 		t.Fatal(err)
 	}
 	got, err := call(t, eng, "poll", map[string]any{"shell_id": pid})
@@ -83,7 +82,7 @@ tools:
             - {name: out, type: string, value: "{{.Stdout}}"}
             - {name: code, type: integer, value: "{{.ExitCode}}"}
 `)
-	res, err := eng.Call(context.Background(), "bash", json.RawMessage(`{"command":"seq 1 1000"}`))
+	res, err := eng.Call(bounded(t), "bash", json.RawMessage(`{"command":"seq 1 1000"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +119,7 @@ tools:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = eng.Call(context.Background(), "run", json.RawMessage(`{"command": "echo started; exec sleep 31"}`))
+	_, err = eng.Call(bounded(t), "run", json.RawMessage(`{"command": "echo started; exec sleep 31"}`))
 	var te *runtime.ToolError
 	if !errors.As(err, &te) || te.Type != "Full" || te.Message != "full at 1" {
 		t.Fatalf("second run: %v", err)

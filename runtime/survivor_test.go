@@ -165,7 +165,7 @@ func TestNoSurvivor(t *testing.T) {
 					}
 					mark := uniqueSleep()
 					params, _ := json.Marshal(commandParams(eng.Variant(), strings.ReplaceAll(esc.command, "SLEEP", mark)))
-					res, err := eng.Call(context.Background(), tools[id], params)
+					res, err := eng.Call(bounded(t), tools[id], params)
 					if oneShot {
 						eng.Close()
 					}
@@ -242,7 +242,7 @@ func TestNoSurvivorAtKill(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		eng := newEng(t)
 		mark := uniqueSleep()
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(bounded(t))
 		done := make(chan error, 1)
 		go func() {
 			_, err := eng.Call(ctx, "run", json.RawMessage(`{"command":"`+escape(mark)+`"}`))
@@ -265,7 +265,7 @@ func TestNoSurvivorAtKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eng.WaitShell(context.Background(), id); err != nil {
+		if _, err := eng.WaitShell(bounded(t), id); err != nil {
 			t.Fatal(err)
 		}
 		requireNoneAlive(t, mark)

@@ -33,6 +33,8 @@ var sample = Data{
 	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
 	Min: 1, Max: 2, ID: "id", Value: json.Number("1"), Name: "n", Configured: "a, b", Match: "m", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
 	ErrnoName: "ENOENT", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
+	SessionID: "1000", WallTime: 0.25, Units: 1, Lines: 1, KeptLines: 1, Nonce: "0123456789abcdef", Input: "i",
+	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z"}},
 }
 
 // errnoName is a C errno name (ENOENT, E2BIG).
@@ -99,6 +101,7 @@ func (v *Variant) check() Errors {
 		c.atMost("/background/max_live", "max_live", float64(b.MaxLive), MaxLive)
 		c.atMost("/background/retain", "retain", float64(b.Retain), MaxRetain)
 	}
+	c.sessions()
 	if g := v.Shell.Grace.D(); g > MaxGrace {
 		c.errf("/shell/grace", "grace %v is over the maximum %v", g, MaxGrace)
 	}
@@ -226,6 +229,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			c.errf(ptr+"/kind", "a %s tool needs the variant's background registry", kind)
 		}
 	}
+	c.sessionTool(ptr, t, kind, roles)
 	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
 		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}
@@ -338,6 +342,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
+		c.budget(ptr+"/output", t)
 	}
 
 	for name := range cases {
@@ -346,12 +351,12 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 
-	if kind == KindExec {
+	if kind == KindExec || kind.Waits() {
 		_, ex := cases[OutcomeExit]
 		_, ok := cases[OutcomeSuccess]
 		_, bad := cases[OutcomeFailure]
 		if !ex && !(ok && bad) {
-			c.errf(ptr+"/results/cases", "an exec tool needs an exit case, or both success and failure")
+			c.errf(ptr+"/results/cases", "a%s %s tool needs an exit case, or both success and failure", map[bool]string{true: "n"}[kind == KindExec], kind)
 		}
 	} else if _, ok := cases[OutcomeOK]; !ok {
 		c.errf(ptr+"/results/cases", "a %s tool needs an ok case", kind)
@@ -377,6 +382,21 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 				c.errf(ptr+"/results/cases/"+string(name)+"/truncate/unit", "result-level truncations of one tool share a unit (%s, not %s)", unit, tr.Unit)
 			}
 			unit = tr.Unit
+		}
+	}
+	if len(t.Carry) > 0 {
+		switch {
+		case kind != KindExec:
+			c.errf(ptr+"/carry", "carry applies to exec tools, not %s", kind)
+		case v.Shell.Embedded:
+			c.errf(ptr+"/carry", "carry needs an argv shell: the state is read from a POSIX shell at its exit")
+		}
+		seen := map[CarryState]bool{}
+		for i, s := range t.Carry {
+			if seen[s] {
+				c.errf(ptr+"/carry/"+strconv.Itoa(i), "%s is listed twice", s)
+			}
+			seen[s] = true
 		}
 	}
 	if _, ok := roles[RoleBackground]; ok && kind == KindExec {

@@ -91,6 +91,9 @@ func (v *Variant) fillDefaults() {
 			b.LimitError = &f
 		}
 	}
+	if s := v.Sessions; s != nil {
+		s.fillDefaults()
+	}
 	for i := range v.Tools {
 		v.Tools[i].fillDefaults()
 	}
@@ -134,13 +137,19 @@ func (t *Tool) fillDefaults() {
 		o.Newlines = NewlinesKeep
 	}
 	o.Truncate.fillDefaults()
+	if o.Budget != nil {
+		o.Budget.fillDefaults()
+	}
+	if t.Session != nil {
+		t.Session.fillDefaults()
+	}
 	for name, sh := range t.Results.Cases {
 		if sh.Truncate != nil {
 			sh.Truncate.fillDefaults()
 			t.Results.Cases[name] = sh
 		}
 	}
-	if t.Kind == KindExec {
+	if t.Kind == KindExec || t.Kind == KindSessionStart {
 		if _, ok := t.Results.Cases[OutcomeSpawnError]; !ok {
 			f := DefaultSpawnError
 			t.Results.Cases[OutcomeSpawnError] = Shape{Raise: &f}

@@ -43,6 +43,16 @@ func (c *checker) enums(v reflect.Value, ptr string) {
 				}
 				continue
 			}
+			if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String {
+				if allowed := enumOf(f.Tag.Get("jsonschema")); allowed != nil {
+					for j := 0; j < fv.Len(); j++ {
+						if s := fv.Index(j).String(); !slices.Contains(allowed, s) {
+							c.errf(ptr+"/"+name+"/"+strconv.Itoa(j), "%q is not one of %s", s, strings.Join(allowed, ", "))
+						}
+					}
+					continue
+				}
+			}
 			c.enums(fv, ptr+"/"+name)
 		}
 	}

@@ -14,6 +14,21 @@ const (
 	KindExec Kind = "exec" // runs a command (the default)
 	KindPoll Kind = "poll" // reads a background shell
 	KindKill Kind = "kill" // ends a background shell
+
+	// The session family (see Sessions).
+	KindSessionStart Kind = "session_start" // starts a command and waits a yield window; one still running is a session
+	KindSessionWrite Kind = "session_write" // writes to a session's stdin (nothing: a poll) and waits a yield window
+	KindSessionRead  Kind = "session_read"  // waits a yield window for a session's output
+	KindSessionKill  Kind = "session_kill"  // kills a session and forgets it
+	KindSessionList  Kind = "session_list"  // lists the sessions
+)
+
+// CarryState is a part of a shell's state that carries across calls (Tool.Carry).
+type CarryState string
+
+const (
+	CarryCwd CarryState = "cwd" // the working directory
+	CarryEnv CarryState = "env" // the exported environment
 )
 
 // Role tells the runtime what a parameter means.
@@ -28,6 +43,11 @@ const (
 	RoleCapture    Role = "capture"    // false sends output to the host's terminal instead of capturing it
 	RoleShellID    Role = "shell_id"   // a background shell's id (poll and kill tools)
 	RoleWorkspace  Role = "workspace"  // the name of one of the engine's workspaces
+	RoleSessionID  Role = "session_id" // a session's id (session_write, session_read, session_kill)
+	RoleStdin      Role = "stdin"      // the text a session_write writes (empty: a poll)
+	RoleYield      Role = "yield"      // the yield window, in session.yield.unit
+	RoleTTY        Role = "tty"        // true starts a session on a pseudo-terminal (session_start)
+	RoleBudget     Role = "budget"     // the output budget, in output.budget.unit
 	RoleNone       Role = "none"       // recorded only (the default)
 )
 
@@ -81,6 +101,7 @@ const (
 	OutcomeBackground Outcome = "background"  // the command runs on in the background registry
 	OutcomeSpawnError Outcome = "spawn_error" // the shell could not be started
 	OutcomeOK         Outcome = "ok"          // a poll or kill tool's answer
+	OutcomeRunning    Outcome = "running"     // a session's command runs on after the yield window
 )
 
 // SpawnErrorOf is the outcome of a spawn error with the system error errno (ENOTDIR, EACCES).

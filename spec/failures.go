@@ -89,6 +89,20 @@ func (v *Variant) Failures() []Site {
 				add(t, t.Name+" would run more background processes than the limit", "/background/limit_error", b.LimitError)
 			}
 		}
+		if ss := v.Sessions; ss != nil {
+			switch t.Kind {
+			case KindSessionStart:
+				if ss.OnFull == OnFullPrune {
+					break // a full registry prunes: nothing fails
+				}
+				add(t, t.Name+" would hold more sessions than the limit", "/sessions/limit_error", ss.LimitError)
+			case KindSessionWrite, KindSessionRead, KindSessionKill:
+				add(t, t.Name+" gets a session id that is not known", "/sessions/unknown_id", ss.UnknownID)
+			}
+			if t.Kind == KindSessionWrite {
+				add(t, t.Name+" writes to a session whose stdin is closed", "/sessions/stdin_closed", ss.StdinClosed)
+			}
+		}
 		for _, o := range t.Outcomes() {
 			sh := t.Results.Cases[o]
 			if sh.Raise == nil {

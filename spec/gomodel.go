@@ -79,6 +79,8 @@ func (t *Tool) Go() *GoTool { return t.gotool }
 var (
 	goPackageNames = []string{"ID", "Spec", "Definitions", "Tool", "New", "specYAML", "loadSpec", "typedError"}
 	goToolMethods  = []string{"Variant", "Engine", "Close", "Call", "CallTool"}
+	// goSessionMethods are the methods of the Tool of a variant with sessions.
+	goSessionMethods = []string{"Sessions", "WaitSession", "KillSession"}
 )
 
 // goNamer hands out Go identifiers and reports collisions with what took them first.
@@ -105,6 +107,11 @@ func (v *Variant) deriveGo() Errors {
 	methods := &goNamer{c: c, taken: map[string]string{}}
 	for _, n := range goToolMethods {
 		methods.taken[n] = "the method Tool." + n
+	}
+	if v.Sessions != nil {
+		for _, n := range goSessionMethods {
+			methods.taken[n] = "the method Tool." + n
+		}
 	}
 	for i := range v.Tools {
 		t := &v.Tools[i]

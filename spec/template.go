@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -84,6 +85,32 @@ type Data struct {
 	StdoutKept, StderrKept, OutputKept int64
 	// Shell is the shell program (argv[0]).
 	Shell string
+	// SessionID is a session's id: the one started (outcome running) or the one a call names.
+	SessionID string
+	// WallTime is how long the call waited for its command, in seconds: the yield window, or the run.
+	WallTime float64
+	// Units is the size of the whole output in output.budget's unit (tokens: bytes / bytes_per_token,
+	// rounded up) before the budget's cut; Lines its number of lines (a last line without "\n" counts) and
+	// KeptLines the number of lines of the output as cut.
+	Units, Lines, KeptLines int64
+	// Nonce is 16 random hexadecimal digits drawn for the call (a chunk id: slice .Nonce 0 6).
+	Nonce string
+	// Input is the text a session_write wrote.
+	Input string
+	// Sessions are the sessions, for session_list: each .ID, .Command, .Pid, .Running, .ExitCode, .Started,
+	// .Tty.
+	Sessions []SessionInfo
+}
+
+// SessionInfo describes one session in a listing.
+type SessionInfo struct {
+	ID       string
+	Command  string
+	Pid      int
+	Running  bool
+	ExitCode int
+	Started  string
+	Tty      bool
 }
 
 // Funcs are the functions templates may call, in addition to text/template's built-ins.
@@ -121,6 +148,23 @@ var Funcs = template.FuncMap{
 	"pytype": pytype,
 	// gonum formats a number as Go's %v of a float64 (600, 1.5).
 	"gonum": func(v any) string { return strconv.FormatFloat(toFloat(v), 'g', -1, 64) },
+	// add sums numbers: an integer when every one is integral, else a float.
+	"add": func(vs ...any) any {
+		var sum float64
+		for _, v := range vs {
+			sum += toFloat(v)
+		}
+		if sum == math.Trunc(sum) && math.Abs(sum) < 1<<53 {
+			return int64(sum)
+		}
+		return sum
+	},
+	// round rounds a number to a number of decimal places, halves away from zero (Rust's f32::round of
+	// x*10^n, divided back).
+	"round": func(v any, places int) float64 {
+		p := math.Pow(10, float64(min(max(places, 0), 15)))
+		return math.Round(toFloat(v)*p) / p
+	},
 }
 
 // toFloat reads a number from any form the template data holds (json.Number as sent, float64, int).

@@ -22,6 +22,9 @@ type Variant struct {
 	// Background configures the registry of processes that outlive a call (run_in_background, timeouts that
 	// move a process to the background).
 	Background *Background `yaml:"background,omitempty" json:"background,omitempty"`
+	// Sessions configures the registry of interactive sessions the session tools start, write to, read,
+	// kill and list.
+	Sessions *Sessions `yaml:"sessions,omitempty" json:"sessions,omitempty"`
 	// Tools are the model-facing tools; the first is the primary one.
 	Tools []Tool `yaml:"tools" json:"tools" jsonschema:"minItems=1"`
 	// Redact are rules applied, in order, to every text a tool answers (its result's strings, and the
@@ -138,8 +141,10 @@ type Tool struct {
 	Name string `yaml:"name" json:"name"`
 	// Description is the model-facing description, verbatim from the source.
 	Description string `yaml:"description" json:"description"`
-	// Kind is what the tool does: exec runs a command; poll reads a background shell; kill ends one.
-	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill"`
+	// Kind is what the tool does: exec runs a command; poll reads a background shell; kill ends one; the
+	// session family starts a session (session_start), writes to it (session_write), reads it
+	// (session_read), kills it (session_kill) or lists them (session_list).
+	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill,enum=session_start,enum=session_write,enum=session_read,enum=session_kill,enum=session_list"`
 	// Params are the model-facing parameters, in the source's order.
 	Params []Param `yaml:"params" json:"params"`
 	// InvalidParam is how a parameter of the wrong type or a missing required one is reported; data:
@@ -161,6 +166,16 @@ type Tool struct {
 	Timeout *Timeout `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Workdir resolves the working directory.
 	Workdir *Workdir `yaml:"workdir,omitempty" json:"workdir,omitempty"`
+	// Session configures a tool of the session family: its yield window, terminal and stdin.
+	Session *SessionTool `yaml:"session,omitempty" json:"session,omitempty"`
+	// Env are environment variables every command of the tool gets, over the inherited ones (a parameter
+	// with role env goes over these).
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Carry is the state that carries from one command of the variant to the next, for a contract that
+	// keeps one shell for a conversation: cwd (the working directory the last command ended in is the next
+	// one's default) and env (the variables it exported are the next one's environment). An exec tool with
+	// an argv shell only.
+	Carry []CarryState `yaml:"carry,omitempty" json:"carry,omitempty" jsonschema:"uniqueItems=true,enum=cwd,enum=env"`
 	// Output says how output is captured, decoded and truncated.
 	Output *Output `yaml:"output,omitempty" json:"output,omitempty"`
 	// Results shapes each outcome into what the host receives.
@@ -186,8 +201,9 @@ type Param struct {
 	// Description is shown to the model, verbatim from the source.
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in
-	// background), capture (capture output or not), shell_id, or none (recorded only, like a description).
-	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=none"`
+	// background), capture (capture output or not), shell_id, workspace, the session roles (session_id,
+	// stdin, yield, tty, budget), or none (recorded only, like a description).
+	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=none"`
 	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
 	// (codegensandbox reads a timeout that is not a number as the default).
 	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`
@@ -331,6 +347,8 @@ type Output struct {
 	// DecodeError is the failure when strict decoding fails; data: .Message (Python's UnicodeDecodeError
 	// text).
 	DecodeError *Failure `yaml:"decode_error,omitempty" json:"decode_error,omitempty"`
+	// Budget cuts the combined output to a budget the model may choose (a parameter with role budget).
+	Budget *Budget `yaml:"budget,omitempty" json:"budget,omitempty"`
 }
 
 // Truncate limits a text. For a stream it applies to the decoded text; for a result (Shape.Truncate) to the
@@ -366,7 +384,9 @@ type Results struct {
 	// Cases maps an outcome to its shape. Outcomes: success (exit 0), failure (non-zero exit), exit (either,
 	// when success or failure is absent), timeout, background, spawn_error, and any name a Failure.Result
 	// refers to (error, by convention). spawn_error.<ERRNO> (spawn_error.ENOTDIR, spawn_error.EACCES) shapes
-	// the spawn errors of that system error, before spawn_error. Tools of kind poll and kill use ok.
+	// the spawn errors of that system error, before spawn_error. Tools of kind poll and kill use ok. The
+	// tools that wait a yield window (session_start, session_write, session_read) answer running (the
+	// command runs on as a session) or exit (success, failure); session_kill and session_list answer ok.
 	Cases map[Outcome]Shape `yaml:"cases" json:"cases"`
 }
 

@@ -1,13 +1,13 @@
 package variants_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/variants"
+	"github.com/agentbash/agentbash/variants/internal/behavior"
 )
 
 // FuzzCall sends arbitrary parameters to every built-in tool. The shell is replaced by /bin/true, so a
@@ -42,7 +42,7 @@ func FuzzCall(f *testing.F) {
 	f.Fuzz(func(t *testing.T, params string) {
 		for _, eng := range engines {
 			for _, tool := range eng.Variant().Tools {
-				res, err := eng.Call(context.Background(), tool.Name, json.RawMessage(params))
+				res, err := eng.Call(behavior.Bounded(t), tool.Name, json.RawMessage(params))
 				var te *runtime.ToolError
 				switch {
 				case err == nil && !json.Valid(res):

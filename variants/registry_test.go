@@ -2,7 +2,6 @@ package variants_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -14,6 +13,8 @@ import (
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
+	"github.com/agentbash/agentbash/variants/codex"
+	"github.com/agentbash/agentbash/variants/internal/behavior"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -26,6 +27,7 @@ var (
 	_ variants.Tool = (*toolregistry.Tool)(nil)
 	_ variants.Tool = (*tunacode.Tool)(nil)
 	_ variants.Tool = (*codegensandbox.Tool)(nil)
+	_ variants.Tool = (*codex.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -53,6 +55,7 @@ var builtins = []struct {
 	{"codegensandbox", codegensandbox.Definitions, func(ws string) (variants.Tool, error) {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
+	{"codex", codex.Definitions, func(ws string) (variants.Tool, error) { return codex.New(runtime.WithWorkspace(ws)) }},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))
@@ -179,7 +182,7 @@ func TestTypedAndGenericAgree(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer generic.Close()
-				ctx := context.Background()
+				ctx := behavior.Bounded(t)
 				tr, terr := typed.Call(ctx, json.RawMessage(c.params))
 				gr, gerr := generic.Call(ctx, json.RawMessage(c.params))
 				if !bytes.Equal(tr, gr) {

@@ -8,6 +8,7 @@ import (
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
+	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -161,4 +162,39 @@ func toolschemaProperty(t *testing.T, params any, name string) toolschema.Proper
 	}
 	t.Fatalf("no property %s", name)
 	return toolschema.Property{}
+}
+
+func TestSchemaCodex(t *testing.T) {
+	// shell_spec.rs at 8a2c0cf (the properties are a BTreeMap, sorted): exec_command {cmd (required),
+	// justification, login, max_output_tokens (number), sandbox_permissions, shell, tty, workdir,
+	// yield_time_ms (number)} (prefix_rule, an array, is not offered: see the deviations); write_stdin
+	// {chars, max_output_tokens, session_id (number, required), yield_time_ms}; shell_command {command
+	// (required), justification, login, sandbox_permissions, timeout_ms (number), workdir}. No defaults are
+	// shown: the descriptions say them.
+	schemaCase(t, "codex", []upstreamTool{
+		{
+			params: &codex.ExecCommandParams{},
+			facts: []param{{"cmd", "string", nil}, {"justification", "string", nil}, {"login", "boolean", nil},
+				{"max_output_tokens", "number", nil}, {"sandbox_permissions", "string", nil}, {"shell", "string", nil},
+				{"tty", "boolean", nil}, {"workdir", "string", nil}, {"yield_time_ms", "number", nil}},
+			required: []string{"cmd"},
+		},
+		{
+			params: &codex.WriteStdinParams{},
+			facts: []param{{"chars", "string", nil}, {"max_output_tokens", "number", nil}, {"session_id", "number", nil},
+				{"yield_time_ms", "number", nil}},
+			required: []string{"session_id"},
+		},
+		{
+			params: &codex.ShellCommandParams{},
+			facts: []param{{"command", "string", nil}, {"justification", "string", nil}, {"login", "boolean", nil},
+				{"sandbox_permissions", "string", nil}, {"timeout_ms", "number", nil}, {"workdir", "string", nil}},
+			required: []string{"command"},
+		},
+	})
+	for _, name := range []string{"yield_time_ms", "max_output_tokens", "tty"} {
+		if p := toolschemaProperty(t, &codex.ExecCommandParams{}, name); p.Default != nil {
+			t.Errorf("codex exec_command %s shows a default %v; upstream shows none", name, p.Default)
+		}
+	}
 }

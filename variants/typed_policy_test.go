@@ -1,8 +1,8 @@
 package variants_test
 
 import (
-	"context"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/variants/internal/behavior"
 	"strings"
 	"testing"
 
@@ -16,7 +16,7 @@ import (
 // The deny lists reach the host through each generated API as the source's own error types. None of
 // these commands runs: each is blocked before anything starts (and the paths do not exist).
 func TestTypedPolicies(t *testing.T) {
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 	ws := t.TempDir()
 
 	tr, err := toolregistry.New(runtime.WithWorkspace(ws))
@@ -63,7 +63,7 @@ func TestTypedPolicies(t *testing.T) {
 
 // The background tool set through the typed API: start, poll to completion, kill of an unknown id.
 func TestTypedBackgroundShells(t *testing.T) {
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 	cg, err := codegensandbox.New(runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)

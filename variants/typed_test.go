@@ -2,7 +2,6 @@ package variants_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
+	"github.com/agentbash/agentbash/variants/internal/behavior"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -67,7 +67,7 @@ func TestTypedRye(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 
 	res, err := tool.Bash(ctx, rye.BashParams{Command: "echo '<a & b>'; echo e >&2"})
 	if err != nil {
@@ -97,7 +97,7 @@ func TestTypedToolregistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 
 	res, err := tool.Bash(ctx, toolregistry.BashParams{Command: "echo hi; exit 4", Timeout: new(10)})
 	if err != nil {
@@ -128,7 +128,7 @@ func TestTypedAgentrail(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 
 	res, err := tool.Bash(ctx, agentrail.BashParams{Command: "echo '<fg>'; exit 1"})
 	if err != nil {
@@ -164,7 +164,7 @@ func TestTypedTunacode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 
 	out, err := tool.Bash(ctx, tunacode.BashParams{Command: "echo $GREETING", Env: map[string]string{"GREETING": "hi"}})
 	if err != nil {
@@ -183,7 +183,7 @@ func TestTypedCodegensandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	ctx := context.Background()
+	ctx := behavior.Bounded(t)
 
 	out, err := tool.Bash(ctx, codegensandbox.BashParams{Command: "echo hi; exit 2", Description: "print hi"})
 	if err != nil || out != "hi\nexit: 2\n" {
@@ -228,7 +228,7 @@ func TestTypedNulls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	res, err := tool.Bash(context.Background(), toolregistry.BashParams{Command: "echo no limit", TimeoutNull: true})
+	res, err := tool.Bash(behavior.Bounded(t), toolregistry.BashParams{Command: "echo no limit", TimeoutNull: true})
 	if want := (toolregistry.BashResult{Stdout: "no limit\n"}); err != nil || res != want {
 		t.Errorf("Run with a null timeout: %+v, %v; want %+v", res, err, want)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // builtinIDs are the variants every build must carry.
-var builtinIDs = []string{"agentrail", "codegensandbox", "rye", "toolregistry", "tunacode"}
+var builtinIDs = []string{"agentrail", "codegensandbox", "codex", "rye", "toolregistry", "tunacode"}
 
 func TestBuiltinsLoad(t *testing.T) {
 	ids := variants.IDs()
@@ -36,8 +36,11 @@ func TestBuiltinsLoad(t *testing.T) {
 			if v.ID != id {
 				t.Errorf("id is %q, want the folder name %q", v.ID, id)
 			}
-			if v.Source.Seed == "" || v.Source.Repo == "" || v.Source.Path == "" || v.Source.Commit == "" {
-				t.Errorf("source must cite seed, repo, path and commit: %+v", v.Source)
+			if v.Source.Repo == "" || v.Source.Path == "" || v.Source.Commit == "" {
+				t.Errorf("source must cite repo, path and commit: %+v", v.Source)
+			}
+			if v.Source.Seed == "" && len(v.Source.Notes) == 0 {
+				t.Errorf("a source without a seed says in its notes where the contract was read: %+v", v.Source)
 			}
 			if len(v.Hosts) == 0 {
 				t.Errorf("hosts is empty")
@@ -73,7 +76,7 @@ func TestSpecFilesLoad(t *testing.T) {
 			if err := yaml.Unmarshal(data, &root); err != nil {
 				t.Fatal(err)
 			}
-			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "redact", "unknown_tool", "background", "tools", "source", "disagreements", "deviations"}
+			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "redact", "unknown_tool", "background", "sessions", "tools", "source", "disagreements", "deviations"}
 			last := -1
 			for i := 0; i < len(root.Content[0].Content); i += 2 {
 				key := root.Content[0].Content[i].Value

@@ -15,15 +15,6 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-const conformanceUsage = `usage:
-  agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...     (wire protocol, or -mcp: MCP over stdio)
-  agentbash conformance VARIANT|SPEC.yaml [flags] -mcp-http URL -workspace DIR
-  agentbash conformance VARIANT|SPEC.yaml [flags] -mcp-sse URL -workspace DIR
-  agentbash conformance VARIANT|SPEC.yaml -list
-flags: -json -junit FILE -v -trusted -run REGEXP -skip REGEXP -deadline D -parallel N -time-scale F -tool SPEC=TARGET
-       -baseline FILE.yaml -update-baseline
-`
-
 // toolMap is a repeatable -tool SPEC=TARGET flag.
 type toolMap map[string]string
 
@@ -43,28 +34,27 @@ func (m toolMap) Set(s string) error {
 func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	flagArgs, argv, dashed := splitDashes(args)
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	junit := fs.String("junit", "", "also write the report as JUnit XML to this file")
+	junit := fs.String("junit", "", "also write the report as JUnit XML to `FILE`")
 	verbose := fs.Bool("v", false, "print a line per case on stderr as it is judged")
 	list := fs.Bool("list", false, "print the names of the cases (after -run and -skip) and exit")
 	trusted := fs.Bool("trusted", false, "also send commands a policy blocks as written: only for a target known to check its policies before running anything")
 	mcpStdio := fs.Bool("mcp", false, "the target is an MCP server over stdio (started per case in the case's workspace; {workspace} in its argv is replaced)")
-	mcpHTTP := fs.String("mcp-http", "", "the target is the MCP server at this streamable HTTP URL (needs -workspace)")
-	mcpSSE := fs.String("mcp-sse", "", "the target is the MCP server at this HTTP+SSE URL (needs -workspace)")
-	workspace := fs.String("workspace", "", "the workspace directory the MCP server at -mcp-http or -mcp-sse serves: emptied and set up before each case")
-	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
-	skip := fs.String("skip", "", "leave out the cases whose name matches this regular expression")
-	deadline := fs.Duration("deadline", 0, "time the target has to answer each request (default: the case's bound plus 10s)")
-	parallel := fs.Int("parallel", 1, "cases run at once (a wire target then has several requests in flight)")
-	timeScale := fs.Float64("time-scale", 1, "multiply every case's time bound by this (a slow or loaded machine)")
-	baseline := fs.String("baseline", "", "YAML file of expected failures with their reasons")
+	mcpHTTP := fs.String("mcp-http", "", "the target is the MCP server at this streamable HTTP `URL` (needs -workspace)")
+	mcpSSE := fs.String("mcp-sse", "", "the target is the MCP server at this HTTP+SSE `URL` (needs -workspace)")
+	workspace := fs.String("workspace", "", "the workspace `DIR` the MCP server at -mcp-http or -mcp-sse serves: emptied and set up before each case")
+	run := fs.String("run", "", "run only the cases whose name matches `REGEXP`")
+	skip := fs.String("skip", "", "leave out the cases whose name matches `REGEXP`")
+	deadline := fs.Duration("deadline", 0, "`TIME` the target has to answer each request (default: the case's bound plus 10s)")
+	parallel := fs.Int("parallel", 1, "`N` cases run at once (a wire target then has several requests in flight)")
+	timeScale := fs.Float64("time-scale", 1, "multiply every case's time bound by `F` (a slow or loaded machine)")
+	baseline := fs.String("baseline", "", "the YAML `FILE` of expected failures, with their reasons")
 	update := fs.Bool("update-baseline", false, "write the run's failures to the -baseline file (keeping known reasons) instead of failing on them")
 	tools := toolMap{}
-	fs.Var(tools, "tool", "SPEC=TARGET: the target names the spec's tool SPEC as TARGET (repeatable)")
-	name, err := parseNamed(fs, flagArgs)
-	if err != nil {
-		return 2
+	fs.Var(tools, "tool", "the spec's tool and the target's name for it, as `SPEC=TARGET` (repeatable)")
+	pos, code, ok := conformanceCmd.parse(fs, flagArgs, stdout, stderr)
+	if !ok {
+		return code
 	}
 	urls := 0
 	for _, u := range []string{*mcpHTTP, *mcpSSE} {
@@ -73,27 +63,28 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	switch {
-	case name == "":
-		fmt.Fprint(stderr, "agentbash conformance: name a variant or a spec file\n", conformanceUsage)
-		return 2
+	case len(pos) == 0:
+		return conformanceCmd.usageError(stderr, "name a variant or a spec file")
+	case len(pos) > 1:
+		return conformanceCmd.usageError(stderr, "unexpected argument %q: put the target's command after --", pos[1])
 	case *list:
 	case urls > 1 || (urls == 1 && (dashed || *mcpStdio)):
-		fmt.Fprint(stderr, "agentbash conformance: give one target: -- ARGV, -mcp -- ARGV, -mcp-http URL or -mcp-sse URL\n", conformanceUsage)
-		return 2
+		return conformanceCmd.usageError(stderr, "give one target: -- ARGV, -mcp -- ARGV, -mcp-http URL or -mcp-sse URL")
 	case urls == 1 && *workspace == "":
-		fmt.Fprint(stderr, "agentbash conformance: -mcp-http and -mcp-sse need -workspace DIR, the directory the server serves\n")
-		return 2
+		return conformanceCmd.usageError(stderr, "-mcp-http and -mcp-sse need -workspace DIR, the directory the server serves")
 	case urls == 0 && (!dashed || len(argv) == 0):
-		fmt.Fprint(stderr, "agentbash conformance: want VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...\n", conformanceUsage)
-		return 2
+		return conformanceCmd.usageError(stderr, "give the target's command after --, or -mcp-http URL or -mcp-sse URL")
 	case *update && *baseline == "":
-		fmt.Fprint(stderr, "agentbash conformance: -update-baseline needs -baseline FILE\n")
-		return 2
+		return conformanceCmd.usageError(stderr, "-update-baseline needs -baseline FILE")
 	}
-	v, err := loadVariant(name)
+	v, err := loadVariant(pos[0])
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return conformanceCmd.fail(stderr, err)
+	}
+	for from := range tools {
+		if _, err := toolNamed(v, from); err != nil {
+			return conformanceCmd.fail(stderr, usagef("-tool %s=%s: %v", from, tools[from], err))
+		}
 	}
 	var opts []conformance.Option
 	if *trusted {

@@ -49,7 +49,8 @@ func TestConformanceCommandOnBuiltins(t *testing.T) {
 }
 
 // mcpStdioSubset are the cases run through MCP over stdio, a server started per case.
-const mcpStdioSubset = `/(stdout only|non-zero exit|invalid UTF-8|empty command|output at limit\+1.*|result at limit\+1.*|workdir relative|unknown shell id)$|` +
+const mcpStdioSubset = `/(stdout only|non-zero exit|invalid UTF-8|empty command|output at limit\+1.*|result at limit\+1.*|workdir relative|unknown shell id|` +
+	`output at budget\+1.*|unknown session id|session: (a read answered through stdin|a REPL echoes each line|a poll after the exit|the limit))$|` +
 	`/policy .*\(guarded\): (rm -rf /|sudo ls|ls; rm x)$`
 
 // mcpSubset are the cases run through each MCP transport: a server per case (stdio) or one workspace for
@@ -57,7 +58,8 @@ const mcpStdioSubset = `/(stdout only|non-zero exit|invalid UTF-8|empty command|
 // outputs are left to the wire: through MCP's JSON under the race detector they near the 5 s bound.)
 const mcpSubset = `/(stdout only|stderr only|non-zero exit|invalid UTF-8|unicode|CRLF line endings|empty command|missing command|` +
 	`command of the wrong type|output at limit\+1.*|result at limit\+1.*|workdir relative|workdir missing|` +
-	`policy .*\(guarded\).*|unknown shell id|missing shell id|missing description)$`
+	`policy .*\(guarded\).*|unknown shell id|missing shell id|missing description|output at budget\+1.*|unknown session id|` +
+	`session: (still running after the window, polled to its exit|a read answered through stdin|a REPL echoes each line|stdin closed|the limit))$`
 
 // Harness test: the suite passes for every built-in through MCP over stdio, streamable HTTP and SSE
 // against `agentbash serve`, the error classes travelling in _meta.
@@ -151,7 +153,7 @@ func TestConformanceCommand(t *testing.T) {
 		{name: "no dashes", args: []string{"rye", "agentbash"}, code: 2},
 		{name: "no variant", args: append([]string{"--"}, targetArgv("rye")...), code: 2},
 		{name: "a bad -run", args: append([]string{"rye", "-run", "(", "--"}, targetArgv("rye")...), code: 2},
-		{name: "an unknown variant", args: append([]string{"nope", "--"}, targetArgv("rye")...), code: 1},
+		{name: "an unknown variant", args: append([]string{"rye_", "--"}, targetArgv("rye")...), code: 2, contains: []string{`unknown variant "rye_" (did you mean rye?)`}},
 		{name: "a target that cannot start", args: []string{"rye", "-run", "stdout only", "--", "/nonexistent/target"}, code: 1,
 			contains: []string{"starting the target"}},
 	} {
@@ -231,7 +233,7 @@ func TestTargetCommand(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		code int
-	}{{nil, 2}, {[]string{"rye", "extra"}, 2}, {[]string{"-x"}, 2}, {[]string{"nope"}, 1}} {
+	}{{nil, 2}, {[]string{"rye", "extra"}, 2}, {[]string{"-x"}, 2}, {[]string{"nope"}, 2}, {[]string{"-h"}, 0}} {
 		if code := cmdTarget(tc.args, strings.NewReader(""), &out, &errb); code != tc.code {
 			t.Errorf("cmdTarget(%q) = %d, want %d", tc.args, code, tc.code)
 		}

@@ -12,28 +12,22 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-const genUsage = `usage: agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-
-Generates the typed Go adapter of a spec. The spec must sit in the output's directory (or below it): the
-generated package embeds it. -out - writes to stdout. -check writes nothing and exits 1 when the file on
-disk differs from what would be generated.
-`
-
 // cmdGen implements `agentbash gen`: spec in, typed Go adapter out, the same bytes every time.
 func cmdGen(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, genUsage); fs.PrintDefaults() }
-	specFile := fs.String("spec", "", "the spec (YAML) to generate from")
-	out := fs.String("out", "", "the Go file to write, or - for stdout")
-	pkg := fs.String("pkg", "", "the Go package name (default: the variant id)")
+	specFile := fs.String("spec", "", "the spec `FILE` (YAML) to generate from")
+	out := fs.String("out", "", "the Go `FILE` to write, or - for stdout")
+	pkg := fs.String("pkg", "", "the Go package `NAME` (default: the variant id)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if -out is not what gen would write")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, status, ok := genCmd.parse(fs, args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if *specFile == "" || *out == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return 2
+	switch {
+	case len(pos) > 0:
+		return genCmd.usageError(stderr, "unexpected argument %q: name the spec with -spec", pos[0])
+	case *specFile == "" || *out == "":
+		return genCmd.usageError(stderr, "give -spec FILE and -out FILE")
 	}
 	v, err := spec.Load(*specFile)
 	if err != nil {

@@ -1,17 +1,24 @@
-// Command agentbash runs, lists, validates and checks agent Bash-tool variants described in YAML.
+// Command agentbash runs, lists, serves, validates, generates and checks agent Bash-tool variants described
+// in YAML. `agentbash help` lists the commands; `agentbash help COMMAND` (or `agentbash COMMAND -h`) gives a
+// command's arguments, flags and examples:
 //
-//	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-params JSON | -- COMMAND...]
+//	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-sandbox MODE] [-params JSON | -- COMMAND...]
 //	agentbash list [-host NAME]
 //	agentbash matrix [-format md|json] [SPEC.yaml...]
-//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]
+//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp] [-sandbox MODE]
+//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-sandbox MODE]
+//	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
 //	agentbash spec validate FILE...
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
 //	agentbash policy list
 //	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
-//	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
-//	agentbash target VARIANT|SPEC.yaml  (serve -transport wire)
+//	agentbash sandbox check
+//	agentbash version
+//	agentbash help [COMMAND [SUBCOMMAND]]
+//
+// Exit status: 0 on success (and for help), 1 on a failure, 2 on a usage error (an unknown command,
+// subcommand, flag, variant or tool, each answered with the nearest name), 3 when policy check denies.
 //
 // The command is thin: flags and wiring; the work is in spec, runtime and variants.
 package main
@@ -36,87 +43,68 @@ import (
 
 func main() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage:
-  agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-params JSON | -- COMMAND...]
-  agentbash list [-host NAME]
-  agentbash matrix [-format md|json] [SPEC.yaml...]
-  agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]
-  agentbash spec validate FILE...
-  agentbash spec schema
-  agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
-  agentbash policy list
-  agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
-  agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
-  agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
-  agentbash target VARIANT|SPEC.yaml  (serve -transport wire)
-`
-
 // Main runs the CLI with args and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		printMain(stderr)
 		return 2
 	}
-	var err error
-	switch args[0] {
-	case "run":
-		return cmdRun(args[1:], stdout, stderr)
-	case "list":
-		return cmdList(args[1:], stdout, stderr)
-	case "schema":
-		return cmdSchema(args[1:], stdout, stderr)
-	case "matrix":
-		return cmdMatrix(args[1:], stdout, stderr)
-	case "spec":
-		err = cmdSpec(args[1:], stdout)
-	case "policy":
-		return cmdPolicy(args[1:], stdout, stderr)
-	case "gen":
-		return cmdGen(args[1:], stdout, stderr)
-	case "conformance":
-		return cmdConformance(args[1:], stdout, stderr)
-	case "serve":
-		return cmdServe(args[1:], os.Stdin, stdout, stderr)
-	case "target":
-		return cmdTarget(args[1:], os.Stdin, stdout, stderr)
-	case "sandbox":
-		return cmdSandbox(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	run := map[string]func([]string) int{
+		"run":         func(a []string) int { return cmdRun(a, stdout, stderr) },
+		"list":        func(a []string) int { return cmdList(a, stdout, stderr) },
+		"matrix":      func(a []string) int { return cmdMatrix(a, stdout, stderr) },
+		"schema":      func(a []string) int { return cmdSchema(a, stdout, stderr) },
+		"serve":       func(a []string) int { return cmdServe(a, os.Stdin, stdout, stderr) },
+		"target":      func(a []string) int { return cmdTarget(a, os.Stdin, stdout, stderr) },
+		"conformance": func(a []string) int { return cmdConformance(a, stdout, stderr) },
+		"spec":        func(a []string) int { return cmdSpec(a, stdout, stderr) },
+		"policy":      func(a []string) int { return cmdPolicy(a, stdout, stderr) },
+		"gen":         func(a []string) int { return cmdGen(a, stdout, stderr) },
+		"sandbox":     func(a []string) int { return cmdSandbox(a, stdout, stderr) },
+		"version":     func(a []string) int { return cmdVersion(a, stdout, stderr) },
+		"help":        func(a []string) int { return cmdHelp(a, stdout, stderr) },
+	}
+	name := args[0]
+	switch {
+	case isHelp(name):
+		printMain(stdout)
 		return 0
-	default:
-		fmt.Fprintf(stderr, "agentbash: unknown command %q\n%s", args[0], usage)
-		return 2
+	case name == "-version" || name == "--version":
+		name = "version"
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+	if f, ok := run[name]; ok {
+		return f(args[1:])
 	}
-	return 0
+	var names []string
+	for _, c := range allCommands() {
+		if !c.hidden {
+			names = append(names, c.name)
+		}
+	}
+	if strings.HasPrefix(name, "-") {
+		fmt.Fprintf(stderr, "agentbash: unknown flag %s%s: a command comes first\n", name,
+			didYouMean(strings.TrimLeft(name, "-"), []string{"help", "version"}, "-"))
+	} else {
+		fmt.Fprintf(stderr, "agentbash: unknown command %q%s\n", name, didYouMean(name, names, ""))
+	}
+	fmt.Fprint(stderr, "Run 'agentbash help' for the list of commands.\n")
+	return 2
 }
 
-// loadVariant loads a built-in variant by id or a spec file by path.
-func loadVariant(name string) (*spec.Variant, error) {
-	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, os.PathSeparator) {
-		return spec.Load(name)
+// cmdHelp is `agentbash help [COMMAND [SUBCOMMAND]]`: the command's own -h.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		printMain(stdout)
+		return 0
 	}
-	return variants.Spec(name)
-}
-
-// parseNamed parses a command's flags around its variant or spec name, which may come before the flags
-// or as the first word after them. It returns "" when no name was given.
-func parseNamed(fs *flag.FlagSet, args []string) (string, error) {
-	name := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
+	if len(args) == 1 && isHelp(args[0]) || args[0] == "help" {
+		helpCmd.printHelp(stdout, nil)
+		return 0
 	}
-	if err := fs.Parse(args); err != nil {
-		return "", err
+	if len(args) > 2 || len(args) == 2 && args[0] != specCmd.name && args[0] != policyCmd.name && args[0] != sandboxCmd.name {
+		return helpCmd.usageError(stderr, "want a command, or spec, policy or sandbox and a subcommand; got %q", strings.Join(args, " "))
 	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-	}
-	return name, nil
+	return Main(append(args[:len(args):len(args)], "-h"), stdout, stderr)
 }
 
 // splitDashes separates flags from the words after "--".
@@ -132,50 +120,48 @@ func splitDashes(args []string) (flags, rest []string, dashed bool) {
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	flagArgs, words, dashed := splitDashes(args)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	toolName := fs.String("tool", "", "tool to call (default: the variant's first tool)")
-	workspace := fs.String("workspace", "", "workspace root (default: the current directory)")
-	params := fs.String("params", "", "parameters as a JSON object, as a model would send them")
+	toolName := fs.String("tool", "", "the `NAME` of the tool to call (default: the variant's first tool)")
+	workspace := fs.String("workspace", "", "the workspace root `DIR`, which must exist (default: the current directory)")
+	params := fs.String("params", "", "the parameters as a `JSON` object, as a model would send them")
 	sbx := addSandboxFlags(fs)
-	target, err := parseNamed(fs, flagArgs)
-	if err != nil {
-		return 2
+	pos, code, ok := runCmd.parse(fs, flagArgs, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if target == "" {
-		fmt.Fprint(stderr, "agentbash run: name a variant or a spec file\n", usage)
-		return 2
+	switch {
+	case len(pos) == 0:
+		return runCmd.usageError(stderr, "name a variant or a spec file")
+	case len(pos) > 1:
+		return runCmd.usageError(stderr, "unexpected argument %q: put the command after --", pos[1])
+	case dashed == (*params != ""):
+		return runCmd.usageError(stderr, "give either -params JSON or -- COMMAND...")
 	}
-	if dashed == (*params != "") {
-		fmt.Fprintln(stderr, "agentbash run: give either -params JSON or -- COMMAND...")
-		return 2
+	// The workspace is checked before anything runs: a tool would otherwise report the directory it
+	// cannot enter in its own words (a missing shell, say). A spec's own working-directory parameter is
+	// the variant's business, and stays its contract.
+	if *workspace != "" {
+		if err := checkDir("workspace", *workspace); err != nil {
+			return runCmd.fail(stderr, err)
+		}
 	}
-	v, err := loadVariant(target)
+	v, err := loadVariant(pos[0])
 	if err == nil {
 		err = sbx.apply(v, stderr)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return runCmd.fail(stderr, err)
 	}
 	t := &v.Tools[0]
 	if *toolName != "" {
-		t = nil
-		for i := range v.Tools {
-			if v.Tools[i].Name == *toolName {
-				t = &v.Tools[i]
-			}
-		}
-		if t == nil {
-			fmt.Fprintf(stderr, "agentbash: variant %s has no tool %q\n", v.ID, *toolName)
-			return 1
+		if t, err = toolNamed(v, *toolName); err != nil {
+			return runCmd.fail(stderr, err)
 		}
 	}
 	raw := json.RawMessage(*params)
 	if dashed {
 		p := t.Param(spec.RoleCommand)
 		if p == nil {
-			fmt.Fprintf(stderr, "agentbash: tool %s takes no command; use -params\n", t.Name)
-			return 2
+			return runCmd.usageError(stderr, "tool %s takes no command: give -params JSON", t.Name)
 		}
 		raw, _ = json.Marshal(map[string]string{p.Name: strings.Join(words, " ")})
 	}
@@ -185,8 +171,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	eng, err := runtime.New(v, opts...)
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return runCmd.fail(stderr, err)
 	}
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -214,11 +199,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 // that host framework expects (exit status 1 when none does).
 func cmdList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	host := fs.String("host", "", "only the variants for this host framework (compared without case)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "agentbash list: want [-host NAME]")
-		return 2
+	host := fs.String("host", "", "only the variants for this host framework `NAME` (compared without case)")
+	pos, code, ok := listCmd.parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return listCmd.usageError(stderr, "unexpected argument %q", pos[0])
 	}
 	ids := variants.IDs()
 	if *host != "" {
@@ -229,13 +216,13 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 			for _, in := range infos {
 				hosts = append(hosts, in.Hosts...)
 			}
-			fmt.Fprintf(stderr, "agentbash list: no built-in variant for host %q (hosts: %s)\n", *host, strings.Join(hosts, ", "))
+			fmt.Fprintf(stderr, "agentbash list: no built-in variant for host %q%s (hosts: %s)\n", *host,
+				didYouMean(*host, hosts, ""), strings.Join(hosts, ", "))
 			return 1
 		}
 	}
 	if err := listTable(ids, stdout); err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return listCmd.fail(stderr, err)
 	}
 	return 0
 }
@@ -280,72 +267,92 @@ func listTable(ids []string, stdout io.Writer) error {
 	return tw.Flush()
 }
 
-func cmdSpec(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("spec: want validate FILE... or schema")
+// cmdSpec is `agentbash spec validate FILE...` and `agentbash spec schema`.
+func cmdSpec(args []string, stdout, stderr io.Writer) int {
+	sub, args, code := specCmd.subcommand(args, stdout, stderr)
+	if sub == nil {
+		return code
 	}
-	switch args[0] {
-	case "schema":
-		_, err := stdout.Write(spec.SchemaJSON())
-		return err
-	case "validate":
-		if len(args) < 2 {
-			return errors.New("spec validate: name at least one file")
-		}
-		var failed []string
-		for _, f := range args[1:] {
-			v, err := spec.Load(f)
-			if err == nil {
-				// Compiling checks what the loader cannot: regexes, policy examples.
-				var eng *runtime.Engine
-				if eng, err = runtime.New(v); err == nil {
-					eng.Close()
-				}
-			}
-			if err != nil {
-				fmt.Fprintln(stdout, err)
-				failed = append(failed, f)
-				continue
-			}
-			fmt.Fprintf(stdout, "%s: ok (%s, %d tools)\n", f, v.ID, len(v.Tools))
-		}
-		if len(failed) > 0 {
-			return fmt.Errorf("%d of %d specs are invalid", len(failed), len(args)-1)
-		}
-		return nil
+	fs := flag.NewFlagSet(sub.name, flag.ContinueOnError)
+	pos, code, ok := sub.parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	return fmt.Errorf("spec: unknown subcommand %q", args[0])
+	if sub == specSchemaCmd {
+		if len(pos) > 0 {
+			return sub.usageError(stderr, "unexpected argument %q", pos[0])
+		}
+		if _, err := stdout.Write(spec.SchemaJSON()); err != nil {
+			return sub.fail(stderr, err)
+		}
+		return 0
+	}
+	if len(pos) == 0 {
+		return sub.usageError(stderr, "name at least one spec file")
+	}
+	var failed []string
+	for _, f := range pos {
+		v, err := spec.Load(f)
+		if err == nil {
+			// Compiling checks what the loader cannot: regexes, policy examples.
+			var eng *runtime.Engine
+			if eng, err = runtime.New(v); err == nil {
+				eng.Close()
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(stdout, err)
+			failed = append(failed, f)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok (%s, %d tools)\n", f, v.ID, len(v.Tools))
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "agentbash spec validate: %d of %d specs are invalid\n", len(failed), len(pos))
+		return 1
+	}
+	return 0
 }
 
+// cmdPolicy is `agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...` and `agentbash
+// policy list`.
 func cmdPolicy(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == "list" {
+	sub, args, code := policyCmd.subcommand(args, stdout, stderr)
+	if sub == nil {
+		return code
+	}
+	if sub == policyListCmd {
+		pos, code, ok := sub.parse(flag.NewFlagSet(sub.name, flag.ContinueOnError), args, stdout, stderr)
+		if !ok {
+			return code
+		}
+		if len(pos) > 0 {
+			return sub.usageError(stderr, "unexpected argument %q", pos[0])
+		}
 		return cmdPolicyList(stdout)
 	}
-	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprint(stderr, "agentbash policy: want check or list\n", usage)
-		return 2
+	flagArgs, words, dashed := splitDashes(args)
+	fs := flag.NewFlagSet(sub.name, flag.ContinueOnError)
+	only := fs.String("policy", "", "check only the policy of this `NAME` (default: every policy the first tool checks, in order)")
+	pos, code, ok := sub.parse(fs, flagArgs, stdout, stderr)
+	if !ok {
+		return code
 	}
-	flagArgs, words, dashed := splitDashes(args[1:])
-	fs := flag.NewFlagSet("policy check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	only := fs.String("policy", "", "check only this policy (default: every policy the first tool runs, in order)")
-	target, err := parseNamed(fs, flagArgs)
+	switch {
+	case len(pos) == 0:
+		return sub.usageError(stderr, "name a variant or a spec file")
+	case len(pos) > 1:
+		return sub.usageError(stderr, "unexpected argument %q: put the command after --", pos[1])
+	case !dashed:
+		return sub.usageError(stderr, "give the command after --")
+	}
+	v, err := loadVariant(pos[0])
 	if err != nil {
-		return 2
-	}
-	if target == "" || !dashed {
-		fmt.Fprint(stderr, "agentbash policy check: want VARIANT|SPEC.yaml -- COMMAND...\n")
-		return 2
-	}
-	v, err := loadVariant(target)
-	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return sub.fail(stderr, err)
 	}
 	eng, err := runtime.New(v)
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return sub.fail(stderr, err)
 	}
 	defer eng.Close()
 	command := strings.Join(words, " ")
@@ -366,8 +373,11 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 	for _, n := range names {
 		chk, ok := eng.Policy(n)
 		if !ok {
-			fmt.Fprintf(stderr, "agentbash: %s has no policy %q\n", v.ID, n)
-			return 1
+			var all []string
+			for _, p := range v.Policies {
+				all = append(all, p.Name)
+			}
+			return sub.fail(stderr, usagef("%s has no policy %q%s; its policies: %s", v.ID, n, didYouMean(n, all, ""), strings.Join(all, ", ")))
 		}
 		if verdict := chk.Check(command); !verdict.Allowed {
 			typ := "denied"

@@ -24,7 +24,7 @@ type sandboxFlags struct {
 
 func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 	f := &sandboxFlags{fs: fs}
-	fs.StringVar(&f.mode, "sandbox", "", "confine every command: read-only or workspace-write (writes only in the workspace and a private TMPDIR), or off (default: the spec's sandbox block, if any)")
+	fs.StringVar(&f.mode, "sandbox", "", "confine every command, `MODE`: read-only or workspace-write (writes only in the workspace and a private TMPDIR), or off (default: the spec's sandbox block, if any)")
 	fs.BoolVar(&f.network, "sandbox-network", false, "with -sandbox: allow the network")
 	fs.BoolVar(&f.bestEffort, "sandbox-best-effort", false, "with -sandbox: run with the mechanisms this machine has instead of failing each call when some are missing (agentbash sandbox check)")
 	return f
@@ -37,13 +37,14 @@ func (f *sandboxFlags) apply(v *spec.Variant, stderr io.Writer) error {
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if !set["sandbox"] {
 		if set["sandbox-network"] || set["sandbox-best-effort"] {
-			return fmt.Errorf("-sandbox-network and -sandbox-best-effort need -sandbox MODE")
+			return usagef("-sandbox-network and -sandbox-best-effort need -sandbox MODE")
 		}
 		return nil
 	}
 	mode, err := sandbox.ParseMode(f.mode)
 	if err != nil {
-		return err
+		modes := []string{sandbox.Off.String(), sandbox.ReadOnly.String(), sandbox.WorkspaceWrite.String()}
+		return usagef("unknown -sandbox mode %q%s; modes: %s", f.mode, didYouMean(f.mode, modes, ""), strings.Join(modes, ", "))
 	}
 	if mode == sandbox.Off {
 		v.Sandbox = nil
@@ -61,13 +62,38 @@ func (f *sandboxFlags) apply(v *spec.Variant, stderr io.Writer) error {
 	return nil
 }
 
+var (
+	sandboxCmd = &command{
+		name:    "sandbox",
+		summary: "say what this machine offers the sandbox (-sandbox on run, serve and schema)",
+		usage:   []string{"sandbox check"},
+	}
+	sandboxCheckCmd = &command{
+		name:    "sandbox check",
+		summary: "print each sandbox mechanism (Landlock, namespaces) this machine has, and which modes can run",
+		usage:   []string{"sandbox check"},
+		about: `Exit status 1 when workspace-write without the network (the strictest configuration) cannot run
+here: a sandboxed call would then fail, naming what is missing, unless -sandbox-best-effort is given.`,
+		examples: []string{"sandbox check"},
+	}
+)
+
+func init() { sandboxCmd.subs = []*command{sandboxCheckCmd} }
+
 // cmdSandbox is `agentbash sandbox check`: what this machine offers the sandbox, mechanism by mechanism,
 // and whether each mode can run. The exit status is 1 when workspace-write without the network (the
 // strictest configuration) cannot run without best effort.
 func cmdSandbox(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] != "check" {
-		fmt.Fprintln(stderr, "agentbash sandbox: want check")
-		return 2
+	sub, args, code := sandboxCmd.subcommand(args, stdout, stderr)
+	if sub == nil {
+		return code
+	}
+	pos, code, ok := sub.parse(flag.NewFlagSet(sub.name, flag.ContinueOnError), args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return sub.usageError(stderr, "unexpected argument %q", pos[0])
 	}
 	s := sandbox.Check()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -81,7 +107,7 @@ func cmdSandbox(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	root := os.Geteuid() == 0
-	code := 0
+	code = 0
 	for _, c := range []sandbox.Config{{Mode: sandbox.ReadOnly}, {Mode: sandbox.WorkspaceWrite}, {Mode: sandbox.WorkspaceWrite, Network: true}} {
 		missing := s.Missing(c, root)
 		if len(missing) == 0 {

@@ -2,8 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
@@ -15,33 +15,34 @@ import (
 // VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]`.
 func cmdSchema(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var names []string
 	for _, f := range toolschema.Formats() {
 		names = append(names, string(f))
 	}
 	format := fs.String("format", string(toolschema.JSONSchema), "one of "+strings.Join(names, ", "))
 	sbx := addSandboxFlags(fs)
-	name, err := parseNamed(fs, args)
-	if err != nil {
-		return 2
+	pos, code, ok := schemaCmd.parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if name == "" || fs.NArg() > 1 || (fs.NArg() == 1 && fs.Arg(0) != name) {
-		fmt.Fprintln(stderr, "agentbash schema: want VARIANT|SPEC.yaml [-format "+strings.Join(names, "|")+"]")
-		return 2
+	switch {
+	case len(pos) == 0:
+		return schemaCmd.usageError(stderr, "name a variant or a spec file")
+	case len(pos) > 1:
+		return schemaCmd.usageError(stderr, "unexpected argument %q", pos[1])
+	case !slices.Contains(names, *format):
+		return schemaCmd.usageError(stderr, "unknown format %q%s; formats: %s", *format, didYouMean(*format, names, ""), strings.Join(names, ", "))
 	}
-	v, err := loadVariant(name)
+	v, err := loadVariant(pos[0])
 	if err == nil {
 		err = sbx.apply(v, io.Discard)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return schemaCmd.fail(stderr, err)
 	}
 	b, err := toolschema.Definitions(v, toolschema.Format(*format))
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash schema:", err)
-		return 2
+		return schemaCmd.fail(stderr, err)
 	}
 	stdout.Write(b)
 	return 0
@@ -51,37 +52,33 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 // [-format md|json] [SPEC.yaml...]`.
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	format := fs.String("format", "md", "md (a markdown table) or json")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, ok := matrixCmd.parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if *format != "md" && *format != "json" {
-		fmt.Fprintf(stderr, "agentbash matrix: unknown format %q (want md or json)\n", *format)
-		return 2
+		return matrixCmd.usageError(stderr, "unknown format %q%s; formats: md, json", *format, didYouMean(*format, []string{"md", "json"}, ""))
 	}
 	var cols []matrix.Column
 	for _, id := range variants.IDs() {
 		v, err := variants.Spec(id)
 		if err != nil {
-			fmt.Fprintln(stderr, "agentbash:", err)
-			return 1
+			return matrixCmd.fail(stderr, err)
 		}
 		cols = append(cols, matrix.Of(v))
 	}
-	for _, f := range fs.Args() {
+	for _, f := range pos {
 		v, err := loadVariant(f)
 		if err != nil {
-			fmt.Fprintln(stderr, "agentbash:", err)
-			return 1
+			return matrixCmd.fail(stderr, err)
 		}
 		cols = append(cols, matrix.Of(v))
 	}
 	if *format == "json" {
 		b, err := matrix.JSON(cols)
 		if err != nil {
-			fmt.Fprintln(stderr, "agentbash:", err)
-			return 1
+			return matrixCmd.fail(stderr, err)
 		}
 		stdout.Write(b)
 		return 0

@@ -15,53 +15,55 @@ import (
 	"github.com/agentbash/agentbash/runtime/serve"
 )
 
-const serveUsage = `usage:
-  agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
-  agentbash target VARIANT|SPEC.yaml     (the same as serve -transport wire)
-`
-
 // cmdServe serves a variant to hosts: `agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire]
 // [-addr HOST:PORT] [-workspace DIR]`. It runs until the end of its input (stdio, wire), a closed stdout,
 // or SIGINT, SIGTERM or SIGHUP; then it kills and reaps every process group it started and exits 0.
 func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	transport := fs.String("transport", serve.Stdio, "stdio (MCP), http (MCP streamable HTTP at /mcp), sse (MCP HTTP+SSE at /sse) or wire (the conformance wire protocol on stdin and stdout)")
-	addr := fs.String("addr", serve.DefaultAddr, "listening address of the http and sse transports")
-	workspace := fs.String("workspace", "", "workspace root: the MCP server's, and the wire protocol's for a request that names none (default: the current directory)")
+	addr := fs.String("addr", serve.DefaultAddr, "the `HOST:PORT` the http and sse transports listen on (port 0: any free port)")
+	workspace := fs.String("workspace", "", "the workspace root `DIR`, which must exist: the MCP server's, and the wire protocol's for a request that names none (default: the current directory)")
 	sbx := addSandboxFlags(fs)
-	name, err := parseNamed(fs, args)
-	if err != nil {
-		return 2
+	pos, code, ok := serveCmd.parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if name == "" || fs.NArg() > 1 || (fs.NArg() == 1 && fs.Arg(0) != name) {
-		fmt.Fprint(stderr, "agentbash serve: want VARIANT|SPEC.yaml\n", serveUsage)
-		return 2
+	switch {
+	case len(pos) == 0:
+		return serveCmd.usageError(stderr, "name a variant or a spec file")
+	case len(pos) > 1:
+		return serveCmd.usageError(stderr, "unexpected argument %q", pos[1])
+	case !slices.Contains(serve.Transports(), *transport):
+		return serveCmd.usageError(stderr, "unknown transport %q%s; transports: %s", *transport,
+			didYouMean(*transport, serve.Transports(), ""), strings.Join(serve.Transports(), ", "))
 	}
-	if !slices.Contains(serve.Transports(), *transport) {
-		fmt.Fprintf(stderr, "agentbash serve: unknown transport %q (want %s)\n", *transport, strings.Join(serve.Transports(), ", "))
-		return 2
+	if *workspace != "" {
+		if err := checkDir("workspace", *workspace); err != nil {
+			return serveCmd.fail(stderr, err)
+		}
 	}
-	return runServe(name, serve.Config{Transport: *transport, Addr: *addr, Workspace: *workspace}, sbx, stdin, stdout, stderr)
+	return runServe(serveCmd, pos[0], serve.Config{Transport: *transport, Addr: *addr, Workspace: *workspace}, sbx, stdin, stdout, stderr)
 }
 
 // cmdTarget is `agentbash target VARIANT|SPEC.yaml`: serve -transport wire, kept for the scripts that call it.
 func cmdTarget(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprint(stderr, "agentbash target: want VARIANT|SPEC.yaml\n", serveUsage)
-		return 2
+	pos, code, ok := targetCmd.parse(flag.NewFlagSet("target", flag.ContinueOnError), args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	return runServe(args[0], serve.Config{Transport: serve.Wire}, nil, stdin, stdout, stderr)
+	if len(pos) != 1 {
+		return targetCmd.usageError(stderr, "name one variant or spec file")
+	}
+	return runServe(targetCmd, pos[0], serve.Config{Transport: serve.Wire}, nil, stdin, stdout, stderr)
 }
 
-func runServe(name string, c serve.Config, sbx *sandboxFlags, stdin io.Reader, stdout, stderr io.Writer) int {
+func runServe(cmd *command, name string, c serve.Config, sbx *sandboxFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	v, err := loadVariant(name)
 	if err == nil && sbx != nil {
 		err = sbx.apply(v, stderr)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "agentbash:", err)
-		return 1
+		return cmd.fail(stderr, err)
 	}
 	c.Variant, c.Stdin, c.Stdout, c.Log = v, stdin, stdout, stderr
 	// A write to a closed stdout must fail with EPIPE, not kill the process before it kills its commands:

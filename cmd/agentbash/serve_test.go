@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -155,8 +157,11 @@ func text(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// argsFor builds a call of a tool: the command (for an exec tool), the shell id, and every other required
-// parameter with a plain value.
+// unknownSession is a session id no server has given (codex's are 1000-99999).
+const unknownSession = 424242
+
+// argsFor builds a call of a tool: the command (for an exec tool), the shell id, the session id (a number
+// no session has, or the shell id), and every other required parameter with a plain value.
 func argsFor(t *spec.Tool, command, shellID string) map[string]any {
 	args := map[string]any{}
 	for _, p := range t.Params {
@@ -165,6 +170,12 @@ func argsFor(t *spec.Tool, command, shellID string) map[string]any {
 			args[p.Name] = command
 		case "shell_id":
 			args[p.Name] = shellID
+		case "session_id":
+			if p.Type == spec.TypeNumber || p.Type == spec.TypeInteger {
+				args[p.Name] = unknownSession
+			} else {
+				args[p.Name] = shellID
+			}
 		default:
 			if p.Required {
 				args[p.Name] = "agentbash test"
@@ -185,16 +196,28 @@ func TestServeMCPTransports(t *testing.T) {
 				v, _ := variants.Spec(id)
 				ctx := context.Background()
 				marker := newMarker(t)
+				if id == "codex" {
+					// Registered before the server's: runs once the client and the server are gone.
+					t.Cleanup(func() {
+						if !poll(10*time.Second, func() bool { return countSleeps(marked(marker)) == 0 }) {
+							t.Errorf("a session outlived its server: %v", marked(marker))
+						}
+					})
+				}
 				cs := connect(t, id, transport, t.TempDir(), marker)
 				list, err := cs.ListTools(ctx, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defs, _ := toolschema.Definitions(v, toolschema.MCP)
-				var want, got any
+				// tools/list lists the tools by name; the definitions are in the spec's order.
+				var want, got []map[string]any
 				_ = json.Unmarshal(defs, &want)
 				b, _ := json.Marshal(list.Tools)
 				_ = json.Unmarshal(b, &got)
+				byName := func(a, b map[string]any) int { return strings.Compare(fmt.Sprint(a["name"]), fmt.Sprint(b["name"])) }
+				slices.SortFunc(want, byName)
+				slices.SortFunc(got, byName)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("tools/list:\n%s\nwant\n%s", b, defs)
 				}
@@ -205,13 +228,21 @@ func TestServeMCPTransports(t *testing.T) {
 						t.Fatalf("%s: %v", tl.Name, err)
 					}
 					switch k := string(tl.Kind); {
-					case k == "" || k == "exec":
+					case k == "" || k == "exec" || k == "session_start":
 						if res.IsError || !strings.Contains(text(res), "served") {
 							t.Errorf("%s: isError %t, %q", tl.Name, res.IsError, text(res))
 						}
+					case k == "session_list":
+						if res.IsError {
+							t.Errorf("%s: isError %t, %q", tl.Name, res.IsError, text(res))
+						}
 					default:
-						// An unknown shell id: the tool's error, with its class.
-						if !res.IsError || res.Meta[serve.ErrorTypeKey] == nil || !strings.Contains(text(res), "agentbash-unknown") {
+						// An unknown shell or session id: the tool's error, with its class.
+						unknown := "agentbash-unknown"
+						if p := tl.Param(spec.RoleSessionID); p != nil && p.Type != spec.TypeString {
+							unknown = strconv.Itoa(unknownSession)
+						}
+						if !res.IsError || res.Meta[serve.ErrorTypeKey] == nil || !strings.Contains(text(res), unknown) {
 							t.Errorf("%s: isError %t, meta %v, %q", tl.Name, res.IsError, res.Meta, text(res))
 						}
 					}
@@ -219,6 +250,8 @@ func TestServeMCPTransports(t *testing.T) {
 				switch id {
 				case "codegensandbox":
 					backgroundShell(t, cs, marker)
+				case "codex":
+					session(t, cs, marker)
 				case "toolregistry":
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sudo ls"}})
 					if err != nil {
@@ -262,6 +295,40 @@ func backgroundShell(t *testing.T, cs *mcp.ClientSession, marker string) {
 	}
 	if !poll(3*time.Second, func() bool { return countSleeps(marked(marker)) == 0 }) {
 		t.Errorf("the killed shell is still running: %v", marked(marker))
+	}
+}
+
+// session talks to a codex session across MCP calls: exec_command starts a command on a terminal that
+// waits for a line, write_stdin answers it, and the window that sees the exit reports it; a session still
+// running when the client goes is killed with the server.
+func session(t *testing.T, cs *mcp.ClientSession, marker string) {
+	t.Helper()
+	ctx := context.Background()
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %q", name, args, err, text(res))
+		}
+		return text(res)
+	}
+	idRE := regexp.MustCompile(`\nProcess running with session ID (\d+)\n`)
+	out := call("exec_command", map[string]any{"cmd": `read x; echo "got:$x"`, "tty": true, "yield_time_ms": 500})
+	m := idRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("exec_command: no session in %q", out)
+	}
+	id, _ := strconv.Atoi(m[1])
+	out = call("write_stdin", map[string]any{"session_id": id, "chars": "hi\n", "yield_time_ms": 5000})
+	if !strings.Contains(out, "\nProcess exited with code 0\n") || !strings.HasSuffix(out, "\nOutput:\nhi\r\ngot:hi\r\n") {
+		t.Errorf("write_stdin: %q", out)
+	}
+	out = call("exec_command", map[string]any{"cmd": "sleep 1000", "yield_time_ms": 250})
+	if !idRE.MatchString(out) {
+		t.Fatalf("exec_command: no session in %q", out)
+	}
+	if !poll(5*time.Second, func() bool { return countSleeps(marked(marker)) == 1 }) {
+		t.Fatalf("the session's sleep is not running: %v", marked(marker))
 	}
 }
 
@@ -470,6 +537,63 @@ func TestTypeScriptSDKInterop(t *testing.T) {
 			if !got.Refused.IsError || got.Refused.Meta[serve.ErrorTypeKey] != "ValueError" ||
 				len(got.Refused.Content) != 1 || got.Refused.Content[0].Text != "Dangerous command blocked: Privilege escalation via sudo" {
 				t.Errorf("sudo ls: %+v", got.Refused)
+			}
+		})
+	}
+}
+
+// A codex server that ends (the end of its input, or SIGKILL: its watchdog then acts) kills its sessions:
+// one on pipes, one on a terminal, and a start still in its window.
+func TestServeSessionLifecycle(t *testing.T) {
+	for _, e := range []struct {
+		name string
+		end  func(cmd *exec.Cmd, stdin io.Closer)
+	}{
+		{"EOF", func(_ *exec.Cmd, stdin io.Closer) { stdin.Close() }},
+		{"SIGKILL", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGKILL) }},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			marker := newMarker(t)
+			cmd := agentbashCmd(marker, "serve", "codex", "-transport", "wire", "-workspace", t.TempDir())
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}()
+			lines := bufio.NewReader(stdout)
+			for i, params := range []string{
+				`{"cmd":"sleep 1000","yield_time_ms":250}`,
+				`{"cmd":"sleep 1000","yield_time_ms":250,"tty":true}`,
+			} {
+				if _, err := io.WriteString(stdin, fmt.Sprintf(`{"id":%d,"tool":"exec_command","params":%s}`+"\n", i+1, params)); err != nil {
+					t.Fatal(err)
+				}
+				if line, err := lines.ReadString('\n'); err != nil || !strings.Contains(line, "Process running with session ID") {
+					t.Fatalf("start %d: %q %v", i+1, line, err)
+				}
+			}
+			// A start still waiting for its window when the server ends.
+			io.WriteString(stdin, `{"id":3,"tool":"exec_command","params":{"cmd":"sleep 1000","yield_time_ms":30000}}`+"\n")
+			if !poll(10*time.Second, func() bool { return countSleeps(marked(marker)) == 3 }) {
+				t.Fatalf("want three sleeps: %v", marked(marker))
+			}
+			e.end(cmd, stdin)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the server did not exit; stderr:\n%s", stderr.String())
+			}
+			if !poll(5*time.Second, func() bool { return len(marked(marker)) == 0 }) {
+				t.Errorf("left alive: %v", marked(marker))
 			}
 		})
 	}

@@ -46,15 +46,21 @@ type Annotations struct {
 // (not read-only, destructive, not idempotent, open world, as CodeGen-Sandbox upstream declares its tools);
 // a poll tool only reads the background registry (read-only, closed world; idempotent when every poll
 // returns the whole output); a kill tool ends a process it started (destructive, idempotent, closed world).
-// A command runner of a sandboxed variant is read-only in read-only mode, and closed world without the
-// network.
+// Of the session tools, session_list only reads the registry (read-only, idempotent), session_read reads a
+// session's new output (read-only, not idempotent), session_kill is a kill; session_start and session_write
+// run or drive a command (as a command tool). A command runner (session_start and session_write included)
+// of a sandboxed variant is read-only in read-only mode, and closed world without the network.
 func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
-	switch string(t.Kind) {
-	case "poll":
+	switch t.Kind {
+	case spec.KindPoll:
 		all := v.Background == nil || string(v.Background.Poll) != "new"
 		return Annotations{ReadOnlyHint: true, IdempotentHint: all}
-	case "kill":
+	case spec.KindKill, spec.KindSessionKill:
 		return Annotations{DestructiveHint: true, IdempotentHint: true}
+	case spec.KindSessionList:
+		return Annotations{ReadOnlyHint: true, IdempotentHint: true}
+	case spec.KindSessionRead:
+		return Annotations{ReadOnlyHint: true}
 	}
 	if sb := v.Sandbox; sb != nil {
 		// A sandbox (spec.Sandbox) bounds what a command can reach: nothing written in read-only mode, no

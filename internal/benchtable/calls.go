@@ -13,8 +13,8 @@ import (
 	"github.com/agentbash/agentbash/variants"
 )
 
-// builtins are the variants every per-variant section measures.
-var builtins = []string{"rye", "agentrail", "toolregistry", "tunacode", "codegensandbox"}
+// builtins are the variants every per-variant section measures: every built-in.
+var builtins = variants.IDs()
 
 // callGap is the cause of the per-call target's gap.
 const callGap = "A call ≤ 1.1x `exec.Command(...).Run()` is not met when the machine is busy. `Run()` leaves both streams " +

@@ -1,6 +1,9 @@
 package main
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // conformanceSuite runs the conformance suite of each variant against `agentbash serve` of the same
 // variant over the wire protocol, as a third party's CI runs it against theirs.
@@ -16,6 +19,6 @@ func conformanceSuite(e *env) ([]*row, error) {
 		total += d
 		rows = append(rows, &row{measure: id, figure: secs(d)})
 	}
-	rows = append(rows, &row{measure: "five variants", figure: secs(total)})
+	rows = append(rows, &row{measure: fmt.Sprintf("all %d variants", len(builtins)), figure: secs(total)})
 	return rows, nil
 }

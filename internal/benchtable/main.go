@@ -37,8 +37,8 @@ type settings struct {
 }
 
 var (
-	full  = settings{startRounds: 41, callRounds: 15, callBlock: 40, gibRounds: 3, policyRounds: 5, policyRetries: 5, policyPer: 200 * time.Millisecond, attempts: 2}
-	quick = settings{quick: true, startRounds: 15, callRounds: 7, callBlock: 20, gibRounds: 1, policyRounds: 2, policyRetries: 4, policyPer: 30 * time.Millisecond, attempts: 3}
+	full  = settings{startRounds: 41, callRounds: 15, callBlock: 40, gibRounds: 5, policyRounds: 5, policyRetries: 5, policyPer: 200 * time.Millisecond, attempts: 2}
+	quick = settings{quick: true, startRounds: 15, callRounds: 7, callBlock: 20, gibRounds: 3, policyRounds: 2, policyRetries: 4, policyPer: 30 * time.Millisecond, attempts: 3}
 )
 
 // env is what every section reads: the settings and the binaries built for the run.

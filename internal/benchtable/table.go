@@ -109,6 +109,14 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// best returns the least of xs (NaN for none).
+func best(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return slices.Min(xs)
+}
+
 // ms, us and secs format a duration (in seconds) for the table.
 func ms(sec float64) string   { return fmt.Sprintf("%.2f ms", sec*1e3) }
 func us(sec float64) string   { return fmt.Sprintf("%.1f µs", sec*1e6) }

@@ -30,6 +30,7 @@ type Column struct {
 	Policies   string `json:"policies"`
 	Redaction  string `json:"redaction"`
 	Background string `json:"background"`
+	Sessions   string `json:"sessions"`
 	Errors     string `json:"errors"`
 	Result     string `json:"result"`
 	Hosts      string `json:"hosts"`
@@ -52,6 +53,7 @@ var rows = []struct {
 	{"policy engines", func(c *Column) string { return c.Policies }},
 	{"secrets redacted", func(c *Column) string { return c.Redaction }},
 	{"background processes", func(c *Column) string { return c.Background }},
+	{"interactive sessions", func(c *Column) string { return c.Sessions }},
 	{"error kinds", func(c *Column) string { return c.Errors }},
 	{"result", func(c *Column) string { return c.Result }},
 	{"host frameworks", func(c *Column) string { return c.Hosts }},
@@ -127,8 +129,17 @@ func Of(v *spec.Variant) Column {
 			c.Truncation, c.Marker = kept(tr), marker(tr)
 		}
 	}
+	if y := yield(t); y != "" {
+		c.Timeout, c.OnExpiry = "none; a yield window: "+y, "the command runs on as a session"
+	}
+	if b := t.Output.Budget; b != nil {
+		c.Limit = budget(t, b)
+		c.Truncation = "head and tail, half the budget each"
+		c.Marker = strconv.Quote(b.Marker)
+	}
 	c.Policies = policies(v)
 	c.Background = background(v)
+	c.Sessions = sessions(v)
 	c.Errors = errorKinds(v)
 	c.Redaction = redaction(v)
 	c.Result = result(t)
@@ -138,11 +149,88 @@ func Of(v *spec.Variant) Column {
 // primary is the first tool that runs commands (the first tool if none does).
 func primary(v *spec.Variant) *spec.Tool {
 	for i := range v.Tools {
-		if k := string(v.Tools[i].Kind); k == "" || k == "exec" {
+		if k := v.Tools[i].Kind; k == "" || k == spec.KindExec || k == spec.KindSessionStart {
 			return &v.Tools[i]
 		}
 	}
 	return &v.Tools[0]
+}
+
+// yield describes a tool's yield window (unit, default, range), or "".
+func yield(t *spec.Tool) string {
+	if t.Session == nil || t.Session.Yield == nil {
+		return ""
+	}
+	y := t.Session.Yield
+	s := fmt.Sprintf("%s, %s", y.Unit, num(y.Default))
+	switch {
+	case y.Min != nil && y.Max != nil:
+		s += fmt.Sprintf(", %s–%s (clamp)", num(*y.Min), num(*y.Max))
+	case y.Min != nil:
+		s += fmt.Sprintf(", ≥ %s (clamp)", num(*y.Min))
+	case y.Max != nil:
+		s += fmt.Sprintf(", ≤ %s (clamp)", num(*y.Max))
+	}
+	return s
+}
+
+// budget describes an output budget.
+func budget(t *spec.Tool, b *spec.Budget) string {
+	s := fmt.Sprintf("%d %s", b.Default, b.Unit)
+	if b.Unit == spec.BudgetTokens {
+		s += fmt.Sprintf(" (%d bytes each)", b.BytesPerToken)
+	}
+	s += " combined"
+	if p := t.Param(spec.RoleBudget); p != nil {
+		s += ", the model's " + p.Name
+		if b.Max != nil {
+			s += fmt.Sprintf(" up to %d", *b.Max)
+		}
+	}
+	return s
+}
+
+// sessions says how a variant's sessions start, are talked to and are bounded.
+func sessions(v *spec.Variant) string {
+	sv := v.Sessions
+	if sv == nil {
+		return "no"
+	}
+	var parts []string
+	for i := range v.Tools {
+		t := &v.Tools[i]
+		switch t.Kind {
+		case spec.KindSessionStart:
+			s := t.Name + " starts them"
+			switch {
+			case t.Param(spec.RoleTTY) != nil:
+				s += " (a PTY with " + t.Param(spec.RoleTTY).Name + ")"
+			case t.Session.PTY:
+				s += " (on a PTY)"
+			}
+			parts = append(parts, s)
+		case spec.KindSessionWrite:
+			s := t.Name + " writes (empty: a poll"
+			if e := t.Session.Yield.Empty; e != nil && e.Min != nil && e.Max != nil {
+				s += fmt.Sprintf(", %s–%s %s", num(*e.Min), num(*e.Max), t.Session.Yield.Unit)
+			}
+			parts = append(parts, s+")")
+		case spec.KindSessionRead, spec.KindSessionKill, spec.KindSessionList:
+			parts = append(parts, t.Name+" "+strings.TrimPrefix(string(t.Kind), "session_")+"s")
+		}
+	}
+	limit := fmt.Sprintf("at most %d", sv.MaxLive)
+	if sv.OnFull == spec.OnFullPrune {
+		limit += ", the least recently used pruned"
+		if sv.ProtectRecent > 0 {
+			limit += fmt.Sprintf(" (%d most recent protected)", sv.ProtectRecent)
+		}
+	}
+	ids := "sequential ids"
+	if sv.IDs == spec.SessionIDsRandom {
+		ids = fmt.Sprintf("random ids %d–%d", sv.FirstID, sv.LastID)
+	}
+	return strings.Join(append(parts, ids, limit), "; ")
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -63,8 +63,8 @@ func TestMatrix(t *testing.T) {
 	cols := builtins(t)
 	md := matrix.Markdown(cols)
 	lines := strings.Split(strings.TrimSpace(md), "\n")
-	if len(lines) != 17 {
-		t.Errorf("%d lines, want a header, a rule and 15 rows:\n%s", len(lines), md)
+	if len(lines) != 18 {
+		t.Errorf("%d lines, want a header, a rule and 16 rows:\n%s", len(lines), md)
 	}
 	for _, l := range lines {
 		if n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|"); n != len(cols)+2 {
@@ -100,6 +100,10 @@ func TestMatrix(t *testing.T) {
 		{by["toolregistry"].Policies, "regex (19 rules, python dialect)"},
 		{by["rye"].Result, "JSON object {error, exit_code, output, stderr, stdout, success, timeout, truncated}"},
 		{by["codegensandbox"].Hosts, "codegen-sandbox, MCP"},
+		{by["codex"].Timeout, "none; a yield window: ms, 10000, 250–30000 (clamp)"},
+		{by["codex"].Limit, "10000 tokens (4 bytes each) combined, the model's max_output_tokens up to 10000"},
+		{by["codex"].Sessions, "exec_command starts them (a PTY with tty); write_stdin writes (empty: a poll, 5000–300000 ms); random ids 1000–99999; at most 64, the least recently used pruned (8 most recent protected)"},
+		{by["rye"].Sessions, "no"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -66,10 +66,22 @@
 // The sweep goes in rounds: a process found is killed and waited for (its
 // pidfd), then the pids allocated meanwhile are looked at, until a round finds
 // nothing and no pid was allocated during it; a process forking while the
-// sweep runs is caught by the next round. A process caught in execve (its new
-// environment not yet set up) is looked at again. The sweep gives up after 2
-// s (a process that SIGKILL cannot end, in uninterruptible sleep; a machine
-// that never stops creating processes).
+// sweep runs is caught by the next round. After a round that killed a
+// process, the next one looks at the whole range again: a pid is allocated
+// before its process shows in /proc, so a child forked just before the kill
+// may have a pid the round had already passed when its scan order was not
+// the order of allocation (a listing of /proc is in numeric order, the pids
+// wrap).
+//
+// A process caught in execve is looked at again, never taken as unmarked:
+// from the moment its new memory replaces the old one until the binary
+// loader has laid out the new stack, its environment reads empty.
+// /proc/PID/stat tells that window from an environment that really is empty:
+// env_start and env_end are 0 until the loader sets both to the same address,
+// and env_end moves to the end of the environment just before the loader sets
+// end_code (0 until then). The sweep gives up after 2 s (a process that
+// SIGKILL cannot end, in uninterruptible sleep; one whose execve lasts that
+// long; a machine that never stops creating processes).
 //
 // Its limits, by construction:
 //   - A process that drops the marker escapes it: one executed with a cleared
@@ -87,6 +99,11 @@
 //     another namespace) is not. Without /proc there is no sweep.
 //   - The sweep runs when the run ends, not while it runs: a background shell
 //     that is still running keeps its escaped children until it ends.
+//   - The execve window is told by the order in which the ELF loader (which
+//     runs every program, a script through its interpreter's) sets those
+//     fields. A program with no code segment of its own and an empty
+//     environment would be looked at until the 2 s limit; nothing real is
+//     built that way.
 //
 // Those it misses are still bounded by [Spec.Grace] on the pipes. A cgroup
 // (cgroup.kill) would have none of these limits but needs a delegated cgroup

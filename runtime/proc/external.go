@@ -42,18 +42,25 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 	}
 
 	var files ioSetup
-	stdin := a.stdin
-	if stdin == nil {
-		f, err := files.null()
-		if err != nil {
-			return nil, err
-		}
-		stdin = f
-	}
-	stdout, stderr, err := files.outputs(s, a.stdout, a.stderr)
+	stdin, stdout, stderr, writer, interactive, err := files.interactive(s)
 	if err != nil {
 		files.abort()
 		return nil, err
+	}
+	if !interactive {
+		stdin = a.stdin
+		if stdin == nil {
+			f, err := files.null()
+			if err != nil {
+				return nil, err
+			}
+			stdin = f
+		}
+		stdout, stderr, err = files.outputs(s, a.stdout, a.stderr)
+		if err != nil {
+			files.abort()
+			return nil, err
+		}
 	}
 
 	p := &Process{grace: graceOf(s), done: make(chan struct{}), marker: a.marker}
@@ -66,6 +73,10 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		Env:   withMarker(s.Env, p.marker),
 		Files: []*os.File{stdin, stdout, stderr},
 		Sys:   &syscall.SysProcAttr{Setpgid: !s.Session, Setsid: s.Session},
+	}
+	if s.PTY {
+		// A session of its own, with the terminal (its fd 0) as its controlling terminal.
+		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
 	var proc *os.Process
 	switch {
@@ -92,6 +103,7 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 	// The child has its copies; ours must go, or we would never see EOF.
 	files.closeChildEnds()
 	p.pid = proc.Pid
+	p.stdin = writer
 
 	readers := files.startPumps()
 	go p.supervise(proc, started, files.pumps, readers)

@@ -17,6 +17,7 @@ type ioSetup struct {
 	devnull   *os.File
 	readEnds  []*os.File // our pipe read ends (owned by the pumps once started)
 	childEnds []*os.File // our copies of the write ends, to close once started
+	writers   []*os.File // our stdin write ends (OpenStdin, PTY: the Process's once started)
 	pumps     []*pump
 }
 
@@ -109,6 +110,7 @@ func (s *ioSetup) outputs(spec Spec, outFile, errFile *os.File) (stdout, stderr 
 // abort closes everything, when the child could not be started.
 func (s *ioSetup) abort() {
 	closeAll(s.readEnds...)
+	closeAll(s.writers...)
 	s.closeChildEnds()
 }
 

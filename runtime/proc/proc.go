@@ -64,6 +64,17 @@ type Spec struct {
 	// exec.Cmd.CombinedOutput).
 	Combined bool
 
+	// OpenStdin gives the shell a pipe as stdin instead of /dev/null: Process.WriteStdin writes to it,
+	// Process.CloseStdin closes it. Not with Embedded.
+	OpenStdin bool
+
+	// PTY runs the shell on a pseudo-terminal of its own (TerminalRows x TerminalCols): the terminal is
+	// its stdin, stdout and stderr and its controlling terminal, it leads a session of its own (Session is
+	// implied), everything it writes goes to Stdout (Stderr and Combined are ignored) with the terminal's
+	// line discipline applied ("\n" written is "\r\n" read), and Process.WriteStdin types into it. The
+	// session is killed as a group like any run. Not with Embedded.
+	PTY bool
+
 	// Grace is how long, after the shell exited or was killed, to keep
 	// reading pipes held open by descendants that escaped the process group
 	// (`setsid sleep 30 &`) before closing them. Zero means DefaultGrace;
@@ -125,6 +136,9 @@ type Process struct {
 	marker   string
 	sweepOwn bool
 
+	// stdin is the write end of the shell's stdin (OpenStdin, PTY), closed when the run is over.
+	stdin *os.File
+
 	mu      sync.Mutex
 	exited  bool // the shell's exit was observed; never signal the group after
 	killReq bool // Kill was called before exited
@@ -151,6 +165,9 @@ func Start(s Spec) (*Process, error) {
 	if s.Embedded != "" {
 		if s.Sandbox != nil {
 			return nil, errors.New("proc: the embedded shell runs in this process and cannot be sandboxed")
+		}
+		if s.PTY || s.OpenStdin {
+			return nil, errors.New("proc: the embedded shell has no stdin to open and no terminal")
 		}
 		return startEmbedded(s)
 	}
@@ -259,6 +276,9 @@ func (p *Process) finish(ex Exit, pumps []*pump, readers *sync.WaitGroup) {
 		}
 	}
 	p.exit = ex
+	if p.stdin != nil {
+		_ = p.stdin.Close()
+	}
 	close(p.done)
 }
 

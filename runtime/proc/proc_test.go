@@ -211,6 +211,9 @@ func TestBackgroundChildDoesNotHoldPipes(t *testing.T) {
 		"sleep 30 & echo pid=$! >&2; echo hi",
 		// A child that keeps writing: killed with the group all the same.
 		"(while :; do echo x >&2; sleep 1; done) & echo pid=$! >&2; echo hi",
+		// A child that clears its environment, and so its marker: the sweep cannot find it, the kill of
+		// the process group as the shell ends does.
+		"env -i sleep 30 & echo pid=$! >&2; echo hi",
 	} {
 		t.Run(script, func(t *testing.T) {
 			leakCheck(t)

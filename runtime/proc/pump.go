@@ -18,6 +18,8 @@ type pump struct {
 	f  *os.File
 	w  io.Writer   // nil after a write error
 	mu *sync.Mutex // non-nil when another pump writes to the same writer
+	// tty marks a terminal's master: its reads fail with EIO, not EOF, once no process holds the terminal.
+	tty bool
 
 	// Set by run, read after it returned.
 	err     error // first read or write error
@@ -50,6 +52,8 @@ func (pm *pump) run(wg *sync.WaitGroup) {
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			pm.expired = !pm.drainBuffered(buf)
+		case pm.tty && errors.Is(err, syscall.EIO):
+			// The terminal was hung up: its end of file.
 		case err != io.EOF:
 			pm.setErr(err)
 		}
@@ -83,6 +87,9 @@ func (pm *pump) drainBuffered(buf []byte) (eof bool) {
 		}
 		if rerr == syscall.EINTR {
 			continue
+		}
+		if rerr == syscall.EIO && pm.tty {
+			return true
 		}
 		if rerr != nil {
 			if rerr != syscall.EAGAIN {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -52,6 +53,11 @@ var runSeq atomic.Uint64
 func newMarker() string {
 	return hostKey() + "=" + strconv.FormatUint(runSeq.Add(1), 10)
 }
+
+// IsMarker reports whether the environment entry kv is the marker of a run this host process started
+// (an environment read back from a run, to start another with, must not carry that run's marker; the
+// markers of the hosts above this one stay).
+func IsMarker(kv string) bool { return strings.HasPrefix(kv, hostKey()+"=") }
 
 // withMarker returns env with the marker entry appended (a new slice: env may be the caller's).
 func withMarker(env []string, marker string) []string {
@@ -182,9 +188,13 @@ func sweepKey(key string) int {
 
 // rounds sweeps the pids in (lo, hi], or every pid first if full, then, round after round, the pids
 // allocated during the previous round, until a round finds nothing and no pid was allocated during it.
+// After a round that killed a process, the next one looks at the whole range again (listing /proc again if
+// full): a child the victim forked before it died may have a pid that the round had passed before the child
+// was visible, the scan order not being the order of allocation (a /proc listing, once the pids wrapped).
 // Without a pid cursor every round lists all of /proc, until one finds nothing.
 func (s *sweeper) rounds(lo, hi int, full bool) {
 	deadline := time.Now().Add(sweepLimit)
+	first, firstFull := lo, full
 	for delay := 20 * time.Microsecond; ; {
 		found := s.recheck()
 		if full || hi < 0 {
@@ -201,7 +211,11 @@ func (s *sweeper) rounds(lo, hi int, full bool) {
 		if quiet || time.Now().After(deadline) {
 			return
 		}
-		if found == 0 && next == hi {
+		if found > 0 {
+			lo, hi, full = first, next, firstFull
+			continue
+		}
+		if next == hi {
 			// Only processes in execve are left to look at: give them a moment.
 			time.Sleep(delay)
 			delay = min(2*delay, time.Millisecond)
@@ -306,9 +320,9 @@ func (s *sweeper) scan(want func(int) bool) int {
 	}
 }
 
-// probe reads the environment of pid: marked if it holds the needle. An empty read is looked at in stat:
-// unsure if the process is in the middle of execve (its new memory is not set up: env_start and env_end
-// both 0), or read again if it has an environment (the read caught the memory execve was replacing). A
+// probe reads the environment of pid: marked if it holds the needle. An empty read is looked at in stat
+// (statEnv): unsure if the process is in the middle of execve (its new environment is not laid out yet) or
+// exiting, or read again if it has an environment (the read caught the memory execve was replacing). A
 // process that is gone, a zombie (its memory is gone), a kernel thread, one whose environment is empty, one
 // of another user or one that is not dumpable reads as unmarked.
 func (s *sweeper) probe(pid int) (marked, unsure bool) {
@@ -387,24 +401,39 @@ func (s *sweeper) envState(pid int) envKind {
 	if err != nil || n <= 0 {
 		return envNone
 	}
-	st := s.buf[:n]
+	return statEnv(s.buf[:n])
+}
+
+// statEnv classifies a /proc/PID/stat line for envState.
+//
+// execve gives the process a new memory whose environment bounds (env_start, env_end) are 0 until the
+// binary loader lays out the new stack; there (create_elf_tables) it sets both to the same address, copies
+// the pointers, and only then sets env_end. The loader then sets the code bounds (start_code, end_code),
+// which are 0 in a new memory until that point. So equal bounds are an empty environment only once
+// end_code is set; before, the process is still in execve and its environment is still to come.
+func statEnv(st []byte) envKind {
 	i := bytes.LastIndexByte(st, ')')
 	if i < 0 {
 		return envNone
 	}
-	f := bytes.Fields(st[i+1:]) // from field 3, state; env_start and env_end are fields 50 and 51
+	// From field 3, state: flags is field 9, end_code 27, env_start and env_end 50 and 51.
+	const fState, fFlags, fEndCode, fEnvStart, fEnvEnd = 3, 9, 27, 50, 51
+	f := bytes.Fields(st[i+1:])
+	if len(f) <= fEnvEnd-fState || f[0][0] == 'Z' || f[0][0] == 'X' {
+		return envNone
+	}
+	field := func(n int) []byte { return f[n-fState] }
 	const pfKthread = 0x00200000
-	if len(f) < 49 || f[0][0] == 'Z' || f[0][0] == 'X' {
+	if flags, err := strconv.ParseUint(string(field(fFlags)), 10, 64); err != nil || flags&pfKthread != 0 {
 		return envNone
 	}
-	if flags, err := strconv.ParseUint(string(f[6]), 10, 64); err != nil || flags&pfKthread != 0 {
-		return envNone
-	}
-	start, end := string(f[47]), string(f[48])
+	start, end := field(fEnvStart), field(fEnvEnd)
 	switch {
-	case start == "0" && end == "0":
-		return envPending
-	case start == end:
+	case string(start) == "0" && string(end) == "0":
+		return envPending // in execve before the stack is laid out, or exiting (its memory is gone)
+	case bytes.Equal(start, end) && string(field(fEndCode)) == "0":
+		return envPending // in execve, laying out the environment
+	case bytes.Equal(start, end):
 		return envNone
 	}
 	return envSet

@@ -295,3 +295,99 @@ func TestPidRange(t *testing.T) {
 		t.Errorf("wrapSafe() = %v for pid_max %d", d, max)
 	}
 }
+
+// TestProbeDuringExec: a marked process caught at any point of its execve is marked or unsure (looked at
+// again), never unmarked. The process executes itself over and over, so that the probes land in every
+// part of execve, the environment laid out last among them.
+func TestProbeDuringExec(t *testing.T) {
+	leakCheck(t)
+	marker := newMarker()
+	loop := `exec sh -c "$0" "$0"` // $0 is this very script
+	p, err := startExternal(Spec{Argv: []string{"/bin/sh", "-c", loop, loop}, Env: testEnv}, attrs{marker: marker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { p.Kill(); <-p.Done() }()
+	s := newSweeper("\x00" + marker + "\x00")
+	defer s.release()
+	const probes = 50000
+	unsure := 0
+	for i := range probes {
+		m, u := s.probe(p.Pid())
+		if !m && !u {
+			st, _ := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/stat")
+			t.Fatalf("probe %d: the marked process %d read as unmarked (stat now: %s)", i, p.Pid(), st)
+		}
+		if u {
+			unsure++
+		}
+	}
+	t.Logf("%d probes, %d in execve", probes, unsure)
+}
+
+// TestStatEnv: what an empty read of /proc/PID/environ means, from the fields of /proc/PID/stat that the
+// kernel sets in execve (env_start and env_end, then end_code) and at exit.
+func TestStatEnv(t *testing.T) {
+	// stat builds a stat line: pid, a command name with a parenthesis, then fields 3 to 52, all 0 except those given.
+	stat := func(state string, set map[int]string) []byte {
+		f := make([]string, 53)
+		for i := range f {
+			f[i] = "0"
+		}
+		f[3] = state
+		for n, v := range set {
+			f[n] = v
+		}
+		return []byte("4242 (a) b) " + strings.Join(f[3:], " ") + "\n")
+	}
+	const flags, endCode, envStart, envEnd = 9, 27, 50, 51
+	tests := []struct {
+		name string
+		line []byte
+		want envKind
+	}{
+		{"environment set", stat("S", map[int]string{endCode: "5000", envStart: "7000", envEnd: "7100"}), envSet},
+		{"new memory, stack not laid out", stat("R", nil), envPending},
+		{"laying out the environment", stat("R", map[int]string{envStart: "7000", envEnd: "7000"}), envPending},
+		{"environment laid out, code bounds not set yet", stat("R", map[int]string{envStart: "7000", envEnd: "7100"}), envSet},
+		{"empty environment", stat("S", map[int]string{endCode: "5000", envStart: "7000", envEnd: "7000"}), envNone},
+		{"exiting, memory gone", stat("R", map[int]string{flags: "4194308"}), envPending},
+		{"zombie", stat("Z", nil), envNone},
+		{"dead", stat("X", nil), envNone},
+		{"kernel thread", stat("S", map[int]string{flags: "2129984"}), envNone},
+		{"truncated", []byte("4242 (a) S 1 2 3"), envNone},
+		{"no command name", []byte("4242 a S"), envNone},
+		{"bad flags", stat("S", map[int]string{flags: "x"}), envNone},
+	}
+	for _, tt := range tests {
+		if got := statEnv(tt.line); got != tt.want {
+			t.Errorf("%s: statEnv(%q) = %d, want %d", tt.name, tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestProbeEmptyEnvironment: a process executed with an empty environment (`env -i`, the documented limit)
+// reads as unmarked once its execve is over, not as one to look at again, which would hold every sweep
+// that sees it until the sweep's time limit.
+func TestProbeEmptyEnvironment(t *testing.T) {
+	leakCheck(t)
+	mark := uniqueSleep()
+	p, err := Start(Spec{Argv: []string{"env", "-i", "/bin/sleep", mark}, Env: testEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { p.Kill(); <-p.Done() }()
+	comm := "/proc/" + strconv.Itoa(p.Pid()) + "/comm"
+	if !poll(func() bool { b, _ := os.ReadFile(comm); return string(b) == "sleep\n" }) {
+		t.Fatal("env never executed sleep") // comm is set once the new memory is in place
+	}
+	s := newSweeper("\x00" + p.marker + "\x00")
+	defer s.release()
+	var m, u bool
+	if !poll(func() bool { m, u = s.probe(p.Pid()); return !u }) {
+		t.Fatal("probe: still unsure")
+	}
+	if m {
+		t.Error("probe: marked")
+	}
+}

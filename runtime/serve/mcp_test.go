@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,9 +60,13 @@ func TestMCPToolsList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var g, w any
+			// tools/list lists the tools by name; the definitions are in the spec's order.
+			var g, w []map[string]any
 			_ = json.Unmarshal(got, &g)
 			_ = json.Unmarshal(defs, &w)
+			byName := func(a, b map[string]any) int { return strings.Compare(fmt.Sprint(a["name"]), fmt.Sprint(b["name"])) }
+			slices.SortFunc(g, byName)
+			slices.SortFunc(w, byName)
 			if !reflect.DeepEqual(g, w) {
 				t.Errorf("tools/list:\n%s\nschema -format mcp:\n%s", got, defs)
 			}

@@ -213,8 +213,9 @@ func TestServeWire(t *testing.T) {
 		t.Error("the last line got no answer")
 	}
 	<-c.done
-	// The pool still runs the background sleep; closing it kills and reaps it.
-	if len(alive()) == 0 {
+	// The pool still runs the background sleep; closing it kills and reaps it. Polled: the shell was
+	// started milliseconds ago, and its environment reads empty while it executes bash, then sleep.
+	if !waitFor(5*time.Second, func() bool { return sleeping(alive()) }) {
 		t.Error("the background sleep is not running before the pool is closed")
 	}
 	if err := pool.Close(); err != nil {
@@ -371,6 +372,18 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
+// TestDefaultMaxLineBoundary: with the default limit a line of exactly DefaultMaxLine bytes is read, one
+// byte more is reported as over the limit.
+func TestDefaultMaxLineBoundary(t *testing.T) {
+	for _, n := range []int{DefaultMaxLine - 1, DefaultMaxLine, DefaultMaxLine + 1} {
+		lr := newLineReader(strings.NewReader(strings.Repeat("x", n)+"\n"), 0)
+		line, long, _ := lr.next()
+		if over := n > DefaultMaxLine; (long != nil) != over || (!over && len(line) != n) {
+			t.Errorf("a line of %d bytes: read %d bytes, over the limit %v", n, len(line), long != nil)
+		}
+	}
+}
+
 func TestLineReader(t *testing.T) {
 	for _, tc := range []struct {
 		in    string
@@ -470,5 +483,17 @@ func TestPool(t *testing.T) {
 	}
 	if _, err := pool.Call(ctx, a, "Bash", json.RawMessage(`{}`)); err != ErrClosed {
 		t.Errorf("a call on a closed pool: %v", err)
+	}
+}
+
+// TestDefaultMaxLineIsDocumented: the line limit is the one the protocol document gives third parties.
+func TestDefaultMaxLineIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../conformance/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("length limit (%d MiB)", DefaultMaxLine>>20)
+	if DefaultMaxLine%(1<<20) != 0 || !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
+		t.Errorf("PROTOCOL.md does not give the limit as %q (DefaultMaxLine is %d bytes)", want, DefaultMaxLine)
 	}
 }

@@ -5,7 +5,6 @@ package agentrail_test
 // captured from our own output.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,7 +209,7 @@ func TestUnknownTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	_, err = eng.Call(context.Background(), "Grep", json.RawMessage(`{}`))
+	_, err = eng.Call(behavior.Bounded(t), "Grep", json.RawMessage(`{}`))
 	var te *runtime.ToolError
 	if !errors.As(err, &te) || te.Type != "ToolNotFoundError" || te.Message != "Tool not found: Grep" {
 		t.Fatalf("got %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/variants"
+	"github.com/agentbash/agentbash/variants/internal/behavior"
 )
 
 // A call backgrounded at 200 ms keeps running in the engine's registry; its completion and its full output
@@ -29,7 +30,7 @@ func TestBackgroundedCallCompletesInRegistry(t *testing.T) {
 	cmd := `echo before; while [ ! -e go ]; do sleep 0.05; done; echo after; echo err >&2; exit 7`
 	params, _ := json.Marshal(map[string]any{"command": cmd, "timeout": 200})
 	start := time.Now()
-	res, err := eng.Call(context.Background(), "Bash", params)
+	res, err := eng.Call(behavior.Bounded(t), "Bash", params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestBackgroundedCallCompletesInRegistry(t *testing.T) {
 	if err := touch(ws + "/go"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(behavior.Bounded(t), 10*time.Second)
 	defer cancel()
 	sh, err := eng.WaitShell(ctx, id)
 	if err != nil {

@@ -6,7 +6,6 @@ package codegensandbox_test
 // text; MCP error results are ToolError.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -173,7 +172,7 @@ func backgroundCase(command, status, output string) func(*testing.T, *runtime.En
 			t.Fatalf("start text %q, want \"shell_id: <uuid>\\nstarted in background: %s\\n\"", text, command)
 		}
 		id := m[1]
-		ctx := context.Background()
+		ctx := behavior.Bounded(t)
 		call := func(tool string, params map[string]any) (string, error) {
 			raw, _ := json.Marshal(params)
 			res, err := eng.Call(ctx, tool, raw)

@@ -24,6 +24,17 @@ import (
 	"github.com/agentbash/agentbash/variants"
 )
 
+// CallBound bounds every call and wait of the variants' tests: a test that waits for a process fails after
+// it rather than hanging.
+const CallBound = 30 * time.Second
+
+// Bounded returns a context that ends with the test or after CallBound.
+func Bounded(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), CallBound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // Fill prints n times "a".
 func Fill(n int) string { return fmt.Sprintf(`head -c %d /dev/zero | tr '\0' a`, n) }
 

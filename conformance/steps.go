@@ -1,0 +1,193 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/agentbash/agentbash/spec"
+)
+
+// Step is a further call of a case, made after its first call (and the steps before it) on the same
+// workspace, so on the same engine: a conversation with a session. Its parameters may name the session an
+// earlier call answered with SessionToken(n) (as a JSON string: it is replaced by the id, a number or a
+// string as the session id parameter's type says).
+type Step struct {
+	// Tool is the tool called.
+	Tool string `json:"tool"`
+	// Params are the parameters; WorkspaceToken and SessionToken(n) are replaced before the call.
+	Params json.RawMessage `json:"params"`
+	// Repeat sends the call this many times at once (0 and 1: once); each answer is compared.
+	Repeat int `json:"repeat,omitempty"`
+}
+
+// SessionToken stands, in a step's parameters, for the session id that call n of the case answered (0 is
+// the case's own call; a repeated step counts once per copy).
+func SessionToken(n int) string { return fmt.Sprintf("<SESSION:%d>", n) }
+
+var sessionTokenRE = regexp.MustCompile(`"<SESSION:(\d+)>"`)
+
+// calls lists a case's calls in order, repeated steps as one entry each.
+func (c Case) calls() []Step {
+	out := []Step{{Tool: c.Tool, Params: c.Params}}
+	return append(out, c.Steps...)
+}
+
+// play makes a case's calls in order on one side: each step's session tokens are replaced by the ids the
+// side's own answers gave. It stops at the first call the side gave no answer to.
+func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws string, do func(ctx context.Context, tool string, params json.RawMessage) (Answer, error)) ([]Answer, []json.RawMessage, error) {
+	var answers []Answer
+	var sent []json.RawMessage
+	for i, st := range c.calls() {
+		params := st.Params
+		if i == 0 {
+			params = first
+		} else {
+			params = withWorkspace(s.withSessions(params, st.Tool, answers, c), ws)
+		}
+		n := max(st.Repeat, 1)
+		got := make([]Answer, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for k := range n {
+			wg.Go(func() { got[k], errs[k] = do(ctx, st.Tool, params) })
+		}
+		wg.Wait()
+		for k := range n {
+			if errs[k] != nil {
+				return answers, sent, fmt.Errorf("call %d (%s): %w", len(answers)+1, st.Tool, errs[k])
+			}
+			answers = append(answers, got[k])
+			sent = append(sent, params)
+		}
+	}
+	return answers, sent, nil
+}
+
+// withSessions replaces the session tokens of a step's parameters with the ids of earlier answers.
+func (s *Session) withSessions(params json.RawMessage, tool string, answers []Answer, c Case) json.RawMessage {
+	numeric := false
+	if t := s.v.Tool(tool); t != nil {
+		if p := t.Param(spec.RoleSessionID); p != nil && (p.Type == spec.TypeInteger || p.Type == spec.TypeNumber) {
+			numeric = true
+		}
+	}
+	return json.RawMessage(sessionTokenRE.ReplaceAllStringFunc(string(params), func(tok string) string {
+		n, _ := strconv.Atoi(sessionTokenRE.FindStringSubmatch(tok)[1])
+		id := ""
+		if n < len(answers) {
+			id = sessionIDOf(s.v, c.callTool(n), answers[n])
+		}
+		if numeric {
+			if _, err := strconv.ParseInt(id, 10, 64); err != nil {
+				return "0" // no id: a number no session has
+			}
+			return id
+		}
+		if id == "" {
+			id = "conformance-no-session"
+		}
+		b, _ := json.Marshal(id)
+		return string(b)
+	}))
+}
+
+// callTool is the tool of call n (repeated steps counted once per copy).
+func (c Case) callTool(n int) string {
+	i := 0
+	for _, st := range c.calls() {
+		i += max(st.Repeat, 1)
+		if n < i {
+			return st.Tool
+		}
+	}
+	return ""
+}
+
+// sessionIDOf finds the session id in an answer of a tool, where the tool's running case puts .SessionID:
+// for a JSON result, the field whose value is it; for a text, the word after the text that precedes it.
+func sessionIDOf(v *spec.Variant, tool string, a Answer) string {
+	t := v.Tool(tool)
+	if t == nil || a.Result == nil {
+		return ""
+	}
+	sh, ok := t.Results.Cases[spec.OutcomeRunning]
+	if !ok {
+		return ""
+	}
+	const sentinel = "7391546028"
+	if sh.Text != nil {
+		tmpl, err := spec.ParseTemplate("running", *sh.Text)
+		if err != nil {
+			return ""
+		}
+		text, err := spec.Execute(tmpl, spec.Data{SessionID: sentinel, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}})
+		if err != nil {
+			return ""
+		}
+		at := strings.Index(text, sentinel)
+		if at < 0 {
+			return ""
+		}
+		before := text[:at]
+		if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
+			before = before[nl+1:]
+		}
+		var got string
+		if json.Unmarshal(a.Result, &got) != nil {
+			return ""
+		}
+		re := regexp.MustCompile(`(?m)` + regexp.QuoteMeta(before) + `([\w.-]+)`)
+		if before == "" {
+			re = regexp.MustCompile(`(?m)^([\w.-]+)`)
+		}
+		if m := re.FindStringSubmatch(got); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	path := fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, ".SessionID") })
+	if path == nil {
+		return ""
+	}
+	var obj any
+	d := json.NewDecoder(strings.NewReader(string(a.Result)))
+	d.UseNumber()
+	if d.Decode(&obj) != nil {
+		return ""
+	}
+	for _, key := range path {
+		m, ok := obj.(map[string]any)
+		if !ok {
+			return ""
+		}
+		obj = m[key]
+	}
+	switch x := obj.(type) {
+	case json.Number:
+		return x.String()
+	case string:
+		return x
+	}
+	return ""
+}
+
+// fieldPath finds the path of the first field (through objects) that match accepts.
+func fieldPath(fields []spec.Field, match func(spec.Field) bool) []string {
+	for _, f := range fields {
+		if f.Type == spec.TypeObject {
+			if p := fieldPath(f.Fields, match); p != nil {
+				return append([]string{f.Name}, p...)
+			}
+			continue
+		}
+		if match(f) {
+			return []string{f.Name}
+		}
+	}
+	return nil
+}

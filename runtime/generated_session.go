@@ -1,0 +1,15 @@
+package runtime
+
+import "context"
+
+// Sessions lists the sessions the adapter's tools started that the registry holds (running, or exited and
+// not yet reported), oldest first.
+func (g *Generated) Sessions() []SessionInfo { return g.eng.Sessions() }
+
+// KillSession kills a session's process group, waits for it and forgets the session.
+func (g *Generated) KillSession(id string) error { return g.eng.KillSession(id) }
+
+// WaitSession waits until a session's command has exited (its output drained) or ctx ends.
+func (g *Generated) WaitSession(ctx context.Context, id string) (SessionInfo, error) {
+	return g.eng.WaitSession(ctx, id)
+}

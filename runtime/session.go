@@ -1,0 +1,588 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentbash/agentbash/runtime/proc"
+	"github.com/agentbash/agentbash/runtime/textcap"
+	"github.com/agentbash/agentbash/spec"
+)
+
+// The session registry: commands still running when the yield window of the call that started them
+// closed. Each session's process runs in its own process group like every run (killed as a group, swept,
+// registered with the watchdog); its output waits in a bounded head-and-tail buffer for the next call;
+// the registry is bounded (sessions.max_live) and Close kills and reaps everything.
+
+// sessionRegistry holds the sessions of an engine.
+type sessionRegistry struct {
+	cfg *spec.Sessions
+
+	mu       sync.Mutex
+	byID     map[string]*session
+	reserved int // starts in progress that took a slot
+	next     int // the next sequential id
+	closed   bool
+	clock    int64 // orders uses (last used), monotonic
+	running  sync.WaitGroup
+}
+
+// session is one interactive process.
+type session struct {
+	id      string
+	p       *proc.Process
+	out     *sessionOutput
+	command string
+	started time.Time
+	tty     bool
+
+	// calls serialises the calls on the session: one window at a time.
+	calls sync.Mutex
+	// used is the registry clock of the last call that named the session (under the registry's mu).
+	used int64
+}
+
+var errSessionsClosed = errors.New("agentbash: engine is closed")
+
+func newSessionRegistry(cfg *spec.Sessions) *sessionRegistry {
+	r := &sessionRegistry{cfg: cfg, byID: map[string]*session{}}
+	if cfg != nil {
+		r.next = cfg.FirstID
+	}
+	return r
+}
+
+// reserve takes a slot for a start: when the registry is full it fails (on_full fail) or prunes a
+// session, which it returns to be killed.
+func (r *sessionRegistry) reserve() (pruned *session, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errSessionsClosed
+	}
+	if len(r.byID)+r.reserved >= r.cfg.MaxLive {
+		if r.cfg.OnFull != spec.OnFullPrune {
+			return nil, errLimit
+		}
+		pruned = r.pruneLocked()
+		if pruned == nil {
+			return nil, errLimit
+		}
+	}
+	r.reserved++
+	return pruned, nil
+}
+
+// pruneLocked removes the session to prune: the least recently used one outside the protect_recent most
+// recently used, one that has exited first with prune_exited_first.
+func (r *sessionRegistry) pruneLocked() *session {
+	all := make([]*session, 0, len(r.byID))
+	for _, s := range r.byID {
+		all = append(all, s)
+	}
+	// Most recently used first.
+	slices.SortFunc(all, func(a, b *session) int { return int(b.used - a.used) })
+	candidates := all[min(r.cfg.ProtectRecent, len(all)):]
+	var victim *session
+	if r.cfg.PruneExitedFirst {
+		for i := len(candidates) - 1; i >= 0; i-- {
+			if candidates[i].exited() {
+				victim = candidates[i]
+				break
+			}
+		}
+	}
+	if victim == nil && len(candidates) > 0 {
+		victim = candidates[len(candidates)-1]
+	}
+	if victim != nil {
+		delete(r.byID, victim.id)
+	}
+	return victim
+}
+
+func (r *sessionRegistry) unreserve() {
+	r.mu.Lock()
+	r.reserved--
+	r.mu.Unlock()
+}
+
+// newIDLocked draws an id not in use.
+func (r *sessionRegistry) newIDLocked() string {
+	if r.cfg.IDs == spec.SessionIDsRandom {
+		span := int64(r.cfg.LastID) - int64(r.cfg.FirstID) + 1
+		for {
+			id := strconv.FormatInt(int64(r.cfg.FirstID)+rand.Int64N(span), 10)
+			if _, used := r.byID[id]; !used {
+				return id
+			}
+		}
+	}
+	for {
+		id := strconv.Itoa(r.next)
+		if r.next < spec.MaxSessionID {
+			r.next++
+		} else {
+			r.next = r.cfg.FirstID
+		}
+		if _, used := r.byID[id]; !used {
+			return id
+		}
+	}
+}
+
+// add registers a started process in its reserved slot.
+func (r *sessionRegistry) add(s *session) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reserved--
+	if r.closed {
+		return errSessionsClosed
+	}
+	s.id = r.newIDLocked()
+	r.clock++
+	s.used = r.clock
+	r.byID[s.id] = s
+	r.running.Add(1)
+	go func() {
+		defer r.running.Done()
+		<-s.p.Done()
+	}()
+	return nil
+}
+
+// get finds a session and marks it used.
+func (r *sessionRegistry) get(id string) (*session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.byID[id]
+	if ok {
+		r.clock++
+		s.used = r.clock
+	}
+	return s, ok
+}
+
+// forget removes a session (its exit was reported, or it was killed); false if it was not there.
+func (r *sessionRegistry) forget(s *session) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byID[s.id] != s {
+		return false
+	}
+	delete(r.byID, s.id)
+	return true
+}
+
+// giveBack forgets the session of a start whose command exited within its window: no one was told its
+// id, so a sequential id that is the last one given is given again.
+func (r *sessionRegistry) giveBack(s *session) {
+	if !r.forget(s) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.IDs == spec.SessionIDsSequential && strconv.Itoa(r.next-1) == s.id {
+		r.next--
+	}
+}
+
+// close kills every session and waits until each is reaped and drained.
+func (r *sessionRegistry) close() {
+	r.mu.Lock()
+	r.closed = true
+	all := make([]*session, 0, len(r.byID))
+	for _, s := range r.byID {
+		all = append(all, s)
+	}
+	r.byID = map[string]*session{}
+	r.mu.Unlock()
+	for _, s := range all {
+		s.p.Kill()
+	}
+	r.running.Wait()
+}
+
+func (s *session) exited() bool {
+	select {
+	case <-s.p.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// session runs a call of a tool of the session family.
+func (c *call) session() (json.RawMessage, error) {
+	switch c.t.spec.Kind {
+	case spec.KindSessionStart:
+		return c.startSession()
+	case spec.KindSessionList:
+		return c.listSessions()
+	}
+	s, err := c.sessionFor()
+	if err != nil {
+		return nil, err
+	}
+	switch c.t.spec.Kind {
+	case spec.KindSessionKill:
+		// A call waiting on the session ends with the exit.
+		s.p.Kill()
+		<-s.p.Done()
+		c.e.sess.forget(s)
+		c.fillExit(s.p.Exit())
+		return c.render(spec.OutcomeOK)
+	case spec.KindSessionWrite:
+		return c.writeSession(s)
+	}
+	return c.readSession(s)
+}
+
+// sessionFor finds the session the session_id parameter names, or renders the unknown-id failure.
+func (c *call) sessionFor() (*session, error) {
+	p := c.t.spec.Param(spec.RoleSessionID)
+	id := sessionIDText(c.params[p.Name])
+	c.data.ID = id
+	s, ok := c.e.sess.get(id)
+	if !ok {
+		return nil, c.fail(c.e.sess.cfg.UnknownID)
+	}
+	c.data.SessionID = s.id
+	c.data.Command = s.command
+	c.data.Pid = s.p.Pid()
+	c.data.Started = s.started.UTC().Format(time.RFC3339)
+	return s, nil
+}
+
+// sessionIDText is an id as sent: a string as it is, an integral number in decimal.
+func sessionIDText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		if f, err := x.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return x.String()
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// yieldWindow is the call's window: the yield parameter as sent (a non-negative number) or the default,
+// clamped to the range (the poll range for an empty write).
+func (c *call) yieldWindow(empty bool) (time.Duration, error) {
+	y := c.t.spec.Session.Yield
+	v := y.Default
+	if p := c.t.spec.Param(spec.RoleYield); p != nil {
+		if n, ok := c.params[p.Name].(json.Number); ok {
+			f, err := n.Float64()
+			if err != nil || f < 0 || math.IsInf(f, 0) {
+				return 0, c.invalid(p.Name, "must be a non-negative number")
+			}
+			v = f
+		}
+	}
+	v = y.Clamp(v, empty)
+	d := v * float64(y.Unit.Duration())
+	if d > float64(spec.MaxTimeout) {
+		d = float64(spec.MaxTimeout)
+	}
+	return time.Duration(d), nil
+}
+
+// startSession starts the command and waits its window: the answer is its exit, or a session.
+func (c *call) startSession() (json.RawMessage, error) {
+	t := c.t
+	st := t.spec.Session
+	window, err := c.yieldWindow(false)
+	if err != nil {
+		return nil, err
+	}
+	budget, err := c.budgetOf()
+	if err != nil {
+		return nil, err
+	}
+	tty := st.PTY
+	if p := t.spec.Param(spec.RoleTTY); p != nil {
+		if b, ok := c.params[p.Name].(bool); ok {
+			tty = b
+		}
+	}
+	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	if c.argv != nil {
+		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
+	}
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	pruned, err := c.e.sess.reserve()
+	if pruned != nil {
+		pruned.p.Kill()
+	}
+	if errors.Is(err, errLimit) {
+		c.data.Max = float64(c.e.sess.cfg.MaxLive)
+		return nil, c.fail(c.e.sess.cfg.LimitError)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &sessionOutput{pending: newHeadTail(c.e.sess.cfg.Buffer)}
+	win := c.newWindow(budget)
+	out.open(win)
+	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: true,
+		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, PTY: tty,
+		OpenStdin: !tty && st.Stdin == spec.SessionStdinOpen}
+	if c.e.v.Shell.Embedded {
+		ps.Argv, ps.Embedded = nil, c.data.Command
+	}
+	start := time.Now()
+	var p *proc.Process
+	if c.cwdEmpty {
+		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
+	} else {
+		p, err = proc.Start(ps)
+	}
+	if err != nil {
+		c.e.sess.unreserve()
+		return c.spawnError(err)
+	}
+	s := &session{p: p, out: out, command: c.data.Command, started: c.started, tty: tty}
+	if err := c.e.sess.add(s); err != nil {
+		p.Kill()
+		<-p.Done()
+		return nil, err
+	}
+	c.data.Pid = p.Pid()
+	c.data.Started = time.Now().UTC().Format(time.RFC3339)
+	s.calls.Lock()
+	defer s.calls.Unlock()
+	res, err := c.collect(s, win, start, start.Add(window), budget)
+	if err != nil && c.ctx.Err() != nil {
+		// The host gave up on the start: no one was told the session's id.
+		p.Kill()
+		<-p.Done()
+		c.e.sess.forget(s)
+	}
+	return res, err
+}
+
+// writeSession writes the stdin parameter to the session and waits its window.
+func (c *call) writeSession(s *session) (json.RawMessage, error) {
+	input := c.str(c.t.spec.Param(spec.RoleStdin).Name)
+	c.data.Input = input
+	window, err := c.yieldWindow(input == "")
+	if err != nil {
+		return nil, err
+	}
+	if input != "" && !s.p.HasStdin() {
+		return nil, c.fail(c.e.sess.cfg.StdinClosed)
+	}
+	s.calls.Lock()
+	defer s.calls.Unlock()
+	if input != "" {
+		// A write the command does not take within the window is cut there (see the runtime's docs).
+		_, _ = s.p.WriteStdin([]byte(input), time.Now().Add(max(window, time.Second)))
+		if d := c.t.spec.Session.Settle.D(); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-s.p.Done():
+			case <-c.ctx.Done():
+			}
+		}
+	}
+	return c.readLocked(s, window)
+}
+
+// readSession waits the window for the session's output.
+func (c *call) readSession(s *session) (json.RawMessage, error) {
+	window, err := c.yieldWindow(false)
+	if err != nil {
+		return nil, err
+	}
+	s.calls.Lock()
+	defer s.calls.Unlock()
+	return c.readLocked(s, window)
+}
+
+func (c *call) readLocked(s *session, window time.Duration) (json.RawMessage, error) {
+	budget, err := c.budgetOf()
+	if err != nil {
+		return nil, err
+	}
+	win := c.newWindow(budget)
+	s.out.open(win)
+	start := time.Now()
+	return c.collect(s, win, start, start.Add(window), budget)
+}
+
+// budgetOf is the call's budget, or -1 for a tool without one.
+func (c *call) budgetOf() (int, error) {
+	if c.t.spec.Output.Budget == nil {
+		return -1, nil
+	}
+	return c.budgetValue()
+}
+
+// newWindow makes the window of a call: sized for its budget, or by the runtime's safety bound.
+func (c *call) newWindow(budget int) *window {
+	if b := c.t.spec.Output.Budget; b != nil {
+		u, h, t := budgetCapacity(b, budget)
+		return newWindow(u, h, t)
+	}
+	return newWindow(textcap.Bytes, safetyCap, 0)
+}
+
+// collect waits until the deadline or the command's exit (its output drained), ends the window and
+// answers: the exit (the session is forgotten) or running.
+func (c *call) collect(s *session, win *window, start, deadline time.Time, budget int) (json.RawMessage, error) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	exited := false
+	select {
+	case <-s.p.Done():
+		exited = true
+	case <-timer.C:
+		exited = s.exited()
+	case <-c.ctx.Done():
+		// The host gave up on the call: the session runs on, its output kept for the next call.
+		s.out.close()
+		return nil, c.ctx.Err()
+	}
+	c.data.WallTime = time.Since(start).Seconds()
+	s.out.close()
+	sn := win.capture.Snapshot()
+	total := sn.Bytes
+	if b := c.t.spec.Output.Budget; b != nil {
+		c.data.Output, c.data.OutputTruncated = c.budgetText(b, budget, sn, win.lines(total))
+	} else {
+		c.data.Output, c.data.OutputTruncated = sn.Head, !sn.Complete
+		c.data.Units, c.data.Lines = total, win.lines(total)
+		c.data.KeptLines = countLines(sn.Head)
+	}
+	c.data.OutputBytes = total
+	c.data.Stdout, c.data.StdoutBytes, c.data.StdoutTruncated = c.data.Output, total, c.data.OutputTruncated
+	c.data.Truncated = c.data.OutputTruncated
+	c.data.SessionID = s.id
+	c.data.Pid = s.p.Pid()
+	if !exited {
+		c.data.Running = true
+		return c.render(spec.OutcomeRunning)
+	}
+	if c.t.spec.Kind == spec.KindSessionStart {
+		c.e.sess.giveBack(s)
+		c.data.SessionID = ""
+	} else {
+		c.e.sess.forget(s)
+	}
+	c.fillExit(s.p.Exit())
+	if c.data.ExitCode == 0 && c.data.Signal == 0 {
+		c.data.Success = true
+		return c.render(spec.OutcomeSuccess)
+	}
+	return c.render(spec.OutcomeFailure)
+}
+
+// listSessions lists the sessions, oldest first.
+func (c *call) listSessions() (json.RawMessage, error) {
+	for _, s := range c.e.Sessions() {
+		c.data.Sessions = append(c.data.Sessions, spec.SessionInfo{ID: s.ID, Command: s.Command, Pid: s.Pid,
+			Running: s.Running, ExitCode: c.exitCode(s.ExitCode, s.Signal), Started: s.Started.UTC().Format(time.RFC3339), Tty: s.Tty})
+	}
+	return c.render(spec.OutcomeOK)
+}
+
+// exitCode is an exit as the spec reports it (signal_exit applied).
+func (c *call) exitCode(code, signal int) int {
+	if signal == 0 {
+		return code
+	}
+	saved := c.data
+	c.fillExit(proc.Exit{Code: code, Signal: syscall.Signal(signal)})
+	n := c.data.ExitCode
+	c.data = saved
+	return n
+}
+
+// SessionInfo describes a session of the registry.
+type SessionInfo struct {
+	ID      string
+	Pid     int
+	Command string
+	Started time.Time
+	// Tty reports a session on a pseudo-terminal.
+	Tty bool
+	// Running is false once the command has exited and its output is drained; ExitCode and Signal are set
+	// then (Signal 0 for a normal exit).
+	Running  bool
+	ExitCode int
+	Signal   int
+}
+
+func (s *session) describe() SessionInfo {
+	info := SessionInfo{ID: s.id, Pid: s.p.Pid(), Command: s.command, Started: s.started, Tty: s.tty, Running: true}
+	if s.exited() {
+		x := s.p.Exit()
+		info.Running, info.ExitCode, info.Signal = false, x.Code, int(x.Signal)
+	}
+	return info
+}
+
+// Sessions lists the engine's sessions (running, or exited and not yet reported), oldest first.
+func (e *Engine) Sessions() []SessionInfo {
+	e.sess.mu.Lock()
+	all := make([]*session, 0, len(e.sess.byID))
+	for _, s := range e.sess.byID {
+		all = append(all, s)
+	}
+	e.sess.mu.Unlock()
+	slices.SortFunc(all, func(a, b *session) int {
+		if c := a.started.Compare(b.started); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out := make([]SessionInfo, len(all))
+	for i, s := range all {
+		out[i] = s.describe()
+	}
+	return out
+}
+
+// KillSession kills a session's process group, waits for it and forgets the session.
+func (e *Engine) KillSession(id string) error {
+	s, ok := e.sess.get(id)
+	if !ok {
+		return fmt.Errorf("agentbash: unknown session %q", id)
+	}
+	s.p.Kill()
+	<-s.p.Done()
+	e.sess.forget(s)
+	return nil
+}
+
+// WaitSession waits until a session's command has exited (its output drained) or ctx ends.
+func (e *Engine) WaitSession(ctx context.Context, id string) (SessionInfo, error) {
+	s, ok := e.sess.get(id)
+	if !ok {
+		return SessionInfo{}, fmt.Errorf("agentbash: unknown session %q", id)
+	}
+	select {
+	case <-s.p.Done():
+		return s.describe(), nil
+	case <-ctx.Done():
+		return s.describe(), ctx.Err()
+	}
+}
