@@ -266,6 +266,9 @@ func (e *Engine) Close() error {
 	e.bg.close()
 	e.sess.close()
 	e.carry.close()
+	if e.sandbox != nil {
+		e.sandbox.Close()
+	}
 	return nil
 }
 

@@ -278,6 +278,9 @@ func runHelper(plan string) int {
 	if err := clearAmbientCaps(); err != nil {
 		return fail("capabilities", "", err)
 	}
+	if p.PID {
+		absorbSignals()
+	}
 	// In a PID namespace the command gets a session of its own (no controlling terminal to read or to
 	// push input into); without one it stays in the helper's process group, which the host kills.
 	pid, err := syscall.ForkExec(c.Path, c.Argv, &syscall.ProcAttr{
@@ -287,9 +290,6 @@ func runHelper(plan string) int {
 	})
 	if err != nil {
 		return fail("exec", c.Path, err)
-	}
-	if p.PID {
-		absorbSignals()
 	}
 	status("ok")
 	ws := reap(pid)
@@ -351,16 +351,21 @@ func reap(cmd int) syscall.WaitStatus {
 
 // absorbSignals keeps the helper, the namespace's init, alive when a command signals it (kill 1): the
 // kernel delivers a signal to an init from inside its namespace only if the init handles it, and Go's
-// handling of these (it handles every signal) would end the helper, and with it the run. Setting them to
-// ignored after the command was started leaves the command's own dispositions as they were.
+// handling of the signals it handles would end the helper, and with it the run. So those become ignored,
+// before the command is started (it could signal at once). The command does not inherit it: in the child
+// Go resets every signal it handles to its default. A signal Go does not handle (ignored when the helper
+// started, or one whose default Go keeps) is left as it is, as it would be for an unsandboxed command.
 func absorbSignals() {
-	// struct sigaction with sa_handler = SIG_IGN (1) and every other field zero: the layout of the rest
-	// does not matter.
-	var act [4]uint64
+	// struct sigaction: sa_handler first; with SIG_IGN (1) and every other field zero, the layout of the
+	// rest does not matter. The old action is read into a buffer larger than any architecture's.
+	var act, old [8]uint64
 	act[0] = 1
 	for _, sig := range [...]syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
-		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGPIPE, syscall.SIGVTALRM, syscall.SIGPROF,
-		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGPIPE, syscall.SIGVTALRM, syscall.SIGPROF} {
+		old[0] = 0
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), 0, uintptr(unsafe.Pointer(&old[0])), 8, 0, 0); e != 0 || old[0] <= 1 {
+			continue // SIG_DFL (0): an init drops it anyway; SIG_IGN (1): nothing to do
+		}
 		_, _, _ = syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act[0])), 0, 8, 0, 0)
 	}
 }
