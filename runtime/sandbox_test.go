@@ -483,3 +483,95 @@ func TestSandboxSpecBlock(t *testing.T) {
 		})
 	}
 }
+
+// Sessions (a session_start tool, on pipes or a terminal) run under the sandbox as one-shot calls do: the
+// terminal is the command's controlling terminal, input reaches it, writes outside the workspace fail,
+// and nothing survives the engine.
+func TestSandboxSessions(t *testing.T) {
+	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
+	requireSandbox(t, c)
+	v, err := variants.Spec("codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start, write string
+	for _, tl := range v.Tools {
+		switch tl.Kind {
+		case spec.KindSessionStart:
+			start = tl.Name
+		case spec.KindSessionWrite:
+			write = tl.Name
+		}
+	}
+	if start == "" || write == "" {
+		t.Skip("the codex variant has no session tools")
+	}
+	ws, outside := t.TempDir(), t.TempDir()
+	eng, err := runtime.New(v, runtime.WithWorkspace(ws), runtime.WithSandbox(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	call := func(t *testing.T, tool string, params map[string]any) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		raw, _ := json.Marshal(params)
+		res, err := eng.Call(ctx, tool, raw)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tool, raw, err)
+		}
+		return mustString(t, res)
+	}
+	sessionID := func(t *testing.T, text string) float64 {
+		t.Helper()
+		_, rest, ok := strings.Cut(text, "session ID ")
+		var id float64
+		if _, err := fmt.Sscan(rest, &id); !ok || err != nil {
+			t.Fatalf("no session id in %q", text)
+		}
+		return id
+	}
+	for _, tty := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
+			out := call(t, start, map[string]any{"cmd": "test -t 0 && echo isatty; echo in > in.txt && echo x > " + outside + "/f",
+				"tty": tty, "yield_time_ms": 10000})
+			if tty != strings.Contains(out, "isatty") || !strings.Contains(out, "Permission denied") ||
+				!strings.Contains(out, "Process exited with code 1") {
+				t.Errorf("output:\n%s", out)
+			}
+			wantAbsent(t, filepath.Join(outside, "f"))
+			if b, err := os.ReadFile(filepath.Join(ws, "in.txt")); err != nil || string(b) != "in\n" {
+				t.Errorf("in.txt: %q %v", b, err)
+			}
+			if !tty {
+				return
+			}
+			// The terminal is the controlling one: /dev/tty opens, and a line typed reaches the command.
+			out = call(t, start, map[string]any{"cmd": "echo tty: >/dev/tty && read line && echo got:$line", "tty": true, "yield_time_ms": 250})
+			id := sessionID(t, out)
+			for i := 0; i < 20 && !strings.Contains(out, "got:hello"); i++ {
+				chars := ""
+				if i == 0 {
+					chars = "hello\n"
+				}
+				out += call(t, write, map[string]any{"session_id": id, "chars": chars, "yield_time_ms": 1000})
+			}
+			if !strings.Contains(out, "tty:") || !strings.Contains(out, "got:hello") {
+				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+	// A session's escaped children die with the engine.
+	s := uniqueSleep()
+	out := call(t, start, map[string]any{"cmd": "setsid sleep " + s + " & sleep " + s, "tty": true, "yield_time_ms": 250})
+	sessionID(t, out)
+	if !pollFor(func() bool { return len(aliveWith(s)) >= 2 }) {
+		t.Fatalf("the session's processes did not start: %v", aliveWith(s))
+	}
+	eng.Close()
+	if left := aliveWith(s); len(left) > 0 {
+		t.Errorf("alive after Close: %v", left)
+	}
+	requireNoneAlive(t, s)
+}

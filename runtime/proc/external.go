@@ -84,7 +84,7 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		// Started by the sandbox's helper, our child, which leads the group: see runtime/sandbox. It sets
 		// its own parent-death signal.
 		p.sandbox, err = s.Sandbox.Start(sandbox.Command{Path: path, Argv: s.Argv, Env: attr.Env, Dir: s.Dir,
-			Session: s.Session, Stdin: stdin, Stdout: stdout, Stderr: stderr})
+			Session: s.Session || s.PTY, Ctty: s.PTY, Stdin: stdin, Stdout: stdout, Stderr: stderr, Writable: s.Writable})
 		if err == nil {
 			proc, err = os.FindProcess(p.sandbox.Pid)
 		}

@@ -87,8 +87,13 @@ type Spec struct {
 	// group (killing the group kills the sandbox, and with it everything
 	// the run started), and the Exit is the program's own. A machine that
 	// lacks what the sandbox needs makes Start fail with a
-	// *sandbox.Error. Not supported with Embedded.
+	// *sandbox.Error. Not supported with Embedded. With PTY the terminal
+	// is the program's controlling terminal, as without a sandbox.
 	Sandbox *sandbox.Sandbox
+	// Writable are files, which must exist, that a sandboxed run may
+	// write (and truncate, not remove) whatever the sandbox's mode: the
+	// caller's own state files. Ignored without Sandbox.
+	Writable []string
 }
 
 // Exit is the outcome of a run, valid once [Process.Done] is closed.

@@ -330,17 +330,6 @@ func (s *Sandbox) plan() (confine.Plan, error) {
 	return p, nil
 }
 
-// Command is a command to start confined: its program (resolved), argv (argv[0] included), whole
-// environment, working directory, and its standard files (the child's ends).
-type Command struct {
-	Path      string
-	Argv, Env []string
-	Dir       string
-	// Session starts it in a session of its own rather than a process group of its own.
-	Session               bool
-	Stdin, Stdout, Stderr *os.File
-}
-
 // Launch is a command started through the helper: Pid is the helper's, a child of this process and the
 // leader of its own process group (or session); killing the group kills the helper, and with it, through
 // its PID namespace, everything the command started. When the helper has exited, Exit gives the
@@ -374,7 +363,8 @@ func (s *Sandbox) Start(c Command) (*Launch, error) {
 		roots = append(append([]string(nil), roots...), l.tmp)
 		env = append(withoutVar(env, "TMPDIR"), "TMPDIR="+l.tmp)
 	}
-	config, err := memfd(confine.EncodeConfig(confine.Config{Dir: c.Dir, Path: c.Path, Roots: roots, Argv: c.Argv, Env: env}))
+	config, err := memfd(confine.EncodeConfig(confine.Config{Dir: c.Dir, Path: c.Path, Roots: roots, Argv: c.Argv, Env: env,
+		Files: c.Writable, Ctty: c.Ctty}))
 	if err != nil {
 		l.removeTmp()
 		return nil, &Error{Step: "config", Err: err}
@@ -392,7 +382,7 @@ func (s *Sandbox) Start(c Command) (*Launch, error) {
 		fds[i] = int(f.Fd())
 	}
 	l.contained = p.PID
-	l.Pid, err = spawn(s.key, p, c.Session, fds)
+	l.Pid, err = spawn(s.key, p, c.Session || c.Ctty, fds)
 	runtime.KeepAlive(files)
 	w.Close()
 	if err != nil {
@@ -479,6 +469,8 @@ func stepName(tok string) string {
 		return "binding .git read-only"
 	case "landlock":
 		return "Landlock"
+	case "terminal":
+		return "making the terminal the controlling one"
 	}
 	return tok
 }

@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"os"
 	"runtime"
 	"syscall"
 )
@@ -20,8 +19,8 @@ func Check() Support {
 	return withSimulated(s)
 }
 
-// Sandbox is a Config bound to the roots its commands may write. Here every Launch fails: the sandbox
-// is Linux only, and fails closed elsewhere.
+// Sandbox is a Config bound to the roots its commands may write. Here every Start fails: the sandbox is
+// Linux only, and fails closed elsewhere (best effort included: it has nothing to run with).
 type Sandbox struct {
 	cfg   Config
 	roots []string
@@ -38,22 +37,19 @@ func (s *Sandbox) Config() Config { return s.cfg }
 // Roots returns the roots its commands may write.
 func (s *Sandbox) Roots() []string { return append([]string(nil), s.roots...) }
 
-// Launch is a command started through the helper; never made here.
-type Launch struct {
-	Path   string
-	Argv   []string
-	Env    []string
-	Sys    *syscall.SysProcAttr
-	Status *os.File
-}
+// Close releases nothing here.
+func (s *Sandbox) Close() {}
 
-// Launch fails: nothing can be confined here, and best effort has nothing to run with either.
-func (s *Sandbox) Launch(path string, argv, env []string) (*Launch, error) {
+// Launch is a command started through the helper; never made here.
+type Launch struct{ Pid int }
+
+// Start fails: nothing can be confined here.
+func (s *Sandbox) Start(Command) (*Launch, error) {
 	return nil, &Error{Missing: Check().Missing(s.cfg, false)}
 }
 
-// Started is never reached.
-func (l *Launch) Started() error { return nil }
+// Contained is never reached.
+func (l *Launch) Contained() bool { return false }
 
 // Exit is never reached.
 func (l *Launch) Exit() (syscall.WaitStatus, bool) { return 0, false }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 )
@@ -12,7 +13,8 @@ type Mode uint8
 const (
 	// Off runs commands unconfined (no sandbox).
 	Off Mode = iota
-	// ReadOnly lets a command read everything and write nothing (but /dev/null, /dev/zero and /dev/full).
+	// ReadOnly lets a command read everything and write nothing (but /dev/null, /dev/zero, /dev/full and
+	// its own controlling terminal, /dev/tty).
 	ReadOnly
 	// WorkspaceWrite lets a command write in the workspace roots and in a private temporary directory
 	// (its TMPDIR, removed when the run ends), and nowhere else; a .git at the top of a workspace root stays
@@ -286,4 +288,21 @@ func withSimulated(s Support) Support {
 		}
 	}
 	return out
+}
+
+// Command is a command to start confined: its program (resolved), argv (argv[0] included), whole
+// environment, working directory, and its standard files (the child's ends).
+type Command struct {
+	Path      string
+	Argv, Env []string
+	Dir       string
+	// Session starts it in a session of its own rather than a process group of its own.
+	Session bool
+	// Ctty makes Stdin, a terminal, the command's controlling terminal (the command leads a session of
+	// its own, as Session).
+	Ctty                  bool
+	Stdin, Stdout, Stderr *os.File
+	// Writable are files, which must exist, the command may write (and truncate) whatever the mode, but
+	// not remove or rename: the host's own state files, which it reads back after the run.
+	Writable []string
 }

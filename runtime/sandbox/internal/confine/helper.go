@@ -111,19 +111,23 @@ func parsePlan(s string) (Plan, bool) {
 // ProbeArgs is the probe helper's argv.
 func ProbeArgs(p Plan) []string { return []string{ProbeName, p.String()} }
 
-// Config is what a helper runs: the command (Path, Argv, Env, Dir) and the roots it may write. The host
-// hands it over in a memfd (EncodeConfig), not in the helper's argv, so that a command too long for
-// execve fails as the command's own spawn error, E2BIG, like the unsandboxed command would.
+// Config is what a helper runs: the command (Path, Argv, Env, Dir), the roots it may write, the files it
+// may write (and only write: not remove or rename) whatever the mode, and whether its stdin is a terminal
+// to make its controlling terminal (Ctty). The host hands it over in a memfd (EncodeConfig), not in the
+// helper's argv, so that a command too long for execve fails as the command's own spawn error, E2BIG, like
+// the unsandboxed command would.
 type Config struct {
 	Dir, Path string
 	Roots     []string
 	Argv, Env []string
+	Files     []string
+	Ctty      bool
 }
 
 // EncodeConfig encodes c: NUL-terminated strings (the counts in decimal).
 func EncodeConfig(c Config) []byte {
 	n := 64
-	for _, l := range [][]string{c.Roots, c.Argv, c.Env} {
+	for _, l := range [][]string{c.Roots, c.Argv, c.Env, c.Files} {
 		for _, s := range l {
 			n += len(s) + 1
 		}
@@ -132,11 +136,16 @@ func EncodeConfig(c Config) []byte {
 	add := func(s string) { b = append(append(b, s...), 0) }
 	add(c.Dir)
 	add(c.Path)
-	for _, l := range [][]string{c.Roots, c.Argv, c.Env} {
+	for _, l := range [][]string{c.Roots, c.Argv, c.Env, c.Files} {
 		add(itoa(len(l)))
 		for _, s := range l {
 			add(s)
 		}
+	}
+	if c.Ctty {
+		add("ctty")
+	} else {
+		add("")
 	}
 	return b
 }
@@ -168,13 +177,17 @@ func decodeConfig(b []byte) (Config, bool) {
 		return out, true
 	}
 	var c Config
-	var ok1, ok2, ok3, ok4, ok5 bool
+	var ok1, ok2, ok3, ok4, ok5, ok6, ok7 bool
+	var ctty string
 	c.Dir, ok1 = next()
 	c.Path, ok2 = next()
 	c.Roots, ok3 = list()
 	c.Argv, ok4 = list()
 	c.Env, ok5 = list()
-	return c, ok1 && ok2 && ok3 && ok4 && ok5 && len(b) == 0
+	c.Files, ok6 = list()
+	ctty, ok7 = next()
+	c.Ctty = ctty == "ctty"
+	return c, ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && (ctty == "" || c.Ctty) && len(b) == 0
 }
 
 // readConfig reads the config from its memfd.
@@ -271,7 +284,7 @@ func runHelper(plan string) int {
 		return fail("no_new_privs", "", err)
 	}
 	if p.ABI > 0 {
-		if at, err := landlockRestrict(p.ABI, c.Roots, p.TCP); err != nil {
+		if at, err := landlockRestrict(p.ABI, c.Roots, c.Files, p.TCP); err != nil {
 			return fail("landlock", at, err)
 		}
 	}
@@ -282,11 +295,19 @@ func runHelper(plan string) int {
 		absorbSignals()
 	}
 	// In a PID namespace the command gets a session of its own (no controlling terminal to read or to
-	// push input into); without one it stays in the helper's process group, which the host kills.
+	// push input into, but the terminal of its own it was given: Ctty); without one it stays in the
+	// helper's process group, which the host kills, and the helper, which leads its session, makes the
+	// terminal the session's before it starts the command.
+	sys := &syscall.SysProcAttr{Setsid: p.PID, Setctty: p.PID && c.Ctty, Ctty: 0}
+	if c.Ctty && !p.PID {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, 0, syscall.TIOCSCTTY, 0); e != 0 {
+			return fail("terminal", "", e)
+		}
+	}
 	pid, err := syscall.ForkExec(c.Path, c.Argv, &syscall.ProcAttr{
 		Env:   c.Env,
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Setsid: p.PID},
+		Sys:   sys,
 	})
 	if err != nil {
 		return fail("exec", c.Path, err)
@@ -425,7 +446,7 @@ func runProbe(arg string) int {
 	if p.ABI > 0 {
 		err := noNewPrivs()
 		if err == nil {
-			_, err = landlockRestrict(p.ABI, nil, false)
+			_, err = landlockRestrict(p.ABI, nil, nil, false)
 		}
 		report("landlock", err)
 	}

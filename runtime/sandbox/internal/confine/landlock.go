@@ -97,14 +97,16 @@ func LandlockMissing(err error) string {
 	return "landlock_create_ruleset: " + err.Error()
 }
 
-// devices are the files every mode may write: writes to them go nowhere.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
+// devices are the files every mode may write: writes to them go nowhere, or (/dev/tty) to the
+// command's own controlling terminal, if it has one (a session's terminal).
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 
 // landlockRestrict confines the calling thread, and what it executes or forks from now on: read and
-// execute everywhere, write only beneath roots (none in read-only) and to devices. denyTCP also denies
+// execute everywhere, write only beneath roots (none in read-only), to devices and to files (each
+// written or truncated, not removed or renamed). denyTCP also denies
 // every TCP bind and connect (ABI 4), for a run without a network namespace. The thread must have
 // no_new_privs set (or CAP_SYS_ADMIN in its user namespace).
-func landlockRestrict(abi int, roots []string, denyTCP bool) (string, error) {
+func landlockRestrict(abi int, roots, files []string, denyTCP bool) (string, error) {
 	handled := handledFS(abi)
 	attr := rulesetAttr{handledAccessFS: handled}
 	if denyTCP && abi >= 4 {
@@ -131,6 +133,11 @@ func landlockRestrict(abi int, roots []string, denyTCP bool) (string, error) {
 	for _, r := range roots {
 		if err := addPathRule(int(fd), r, handled, true); err != nil {
 			return r, err
+		}
+	}
+	for _, f := range files {
+		if err := addPathRule(int(fd), f, (accessWriteFile|accessReadFile|accessTruncate)&handled, false); err != nil {
+			return f, err
 		}
 	}
 	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, fd, 0, 0); e != 0 {
