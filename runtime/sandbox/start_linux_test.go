@@ -72,7 +72,7 @@ func start(t *testing.T, sb *sandbox.Sandbox, dir string, env []string, argv ...
 	return result{out.String(), errb.String(), ws}, nil
 }
 
-func newSandbox(t *testing.T, c sandbox.Config, roots ...string) *sandbox.Sandbox {
+func newSandbox(t testing.TB, c sandbox.Config, roots ...string) *sandbox.Sandbox {
 	t.Helper()
 	requireSandbox(t, c)
 	sb, err := sandbox.New(c, roots...)
