@@ -269,11 +269,14 @@ func statusPipe() (r, w *os.File, err error) {
 }
 
 // Sandbox is a Config bound to the roots its commands may write: what runtime/proc starts a command
-// through (proc.Spec.Sandbox). It is immutable and safe for concurrent use.
+// through (proc.Spec.Sandbox). It is safe for concurrent use.
 type Sandbox struct {
 	cfg   Config
 	roots []string
 	key   string // names the sandbox's network namespace in the spawner
+
+	mu  sync.Mutex
+	tmp string // the runs' TMPDIR (workspace-write), made by the first run, removed by Close
 }
 
 var keys atomic.Uint64
@@ -304,8 +307,33 @@ func New(c Config, roots ...string) (*Sandbox, error) {
 func (s *Sandbox) Config() Config { return s.cfg }
 
 // Close releases what the sandbox holds beyond its runs: its network namespace, shared by its runs
-// (processes still in it keep it alive). Runs started after Close get a new one.
-func (s *Sandbox) Close() { dropKey(s.key) }
+// (processes still in it keep it alive), and its runs' temporary directory with what they left in it.
+// Call it once its runs have ended; runs started after Close get a new namespace and directory.
+func (s *Sandbox) Close() {
+	dropKey(s.key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tmp != "" {
+		_ = os.RemoveAll(s.tmp)
+		s.tmp = ""
+	}
+}
+
+// tmpDir returns the runs' private temporary directory, made on first use. It is one per sandbox (an
+// engine), not one per run: making and removing a directory costs a call most of a millisecond on some
+// filesystems.
+func (s *Sandbox) tmpDir() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tmp == "" {
+		dir, err := os.MkdirTemp("", "agentbash-sandbox-")
+		if err != nil {
+			return "", err
+		}
+		s.tmp = dir
+	}
+	return s.tmp, nil
+}
 
 // Roots returns the roots its commands may write (none in read-only mode), besides each run's TMPDIR.
 func (s *Sandbox) Roots() []string { return append([]string(nil), s.roots...) }
@@ -333,21 +361,20 @@ func (s *Sandbox) plan() (confine.Plan, error) {
 // Launch is a command started through the helper: Pid is the helper's, a child of this process and the
 // leader of its own process group (or session); killing the group kills the helper, and with it, through
 // its PID namespace, everything the command started. When the helper has exited, Exit gives the
-// command's own wait status; then Close releases the run (its TMPDIR).
+// command's own wait status; then Close releases the run.
 type Launch struct {
 	Pid int
 
 	contained bool     // the run has a PID namespace of its own
 	r         *os.File // our end of the status pipe
 	buf       []byte
-	tmp       string
 	once      sync.Once
 }
 
 // Start starts c through the helper and returns once the command runs, or fails: with an *Error when the
 // machine lacks what the configuration needs (unless best effort) or a step of the confinement failed,
 // else with the command's own spawn error, as os.StartProcess reports it (*fs.PathError, "chdir" or
-// "fork/exec"). In workspace-write mode the run gets a private temporary directory, its TMPDIR.
+// "fork/exec"). In workspace-write mode the run gets the sandbox's private temporary directory as its TMPDIR.
 func (s *Sandbox) Start(c Command) (*Launch, error) {
 	p, err := s.plan()
 	if err != nil {
@@ -357,22 +384,21 @@ func (s *Sandbox) Start(c Command) (*Launch, error) {
 	roots := s.roots
 	env := withoutVar(c.Env, confine.Env)
 	if s.cfg.Mode == WorkspaceWrite {
-		if l.tmp, err = os.MkdirTemp("", "agentbash-sandbox-"); err != nil {
+		tmp, err := s.tmpDir()
+		if err != nil {
 			return nil, &Error{Step: "temporary directory", Err: err}
 		}
-		roots = append(append([]string(nil), roots...), l.tmp)
-		env = append(withoutVar(env, "TMPDIR"), "TMPDIR="+l.tmp)
+		roots = append(append([]string(nil), roots...), tmp)
+		env = append(withoutVar(env, "TMPDIR"), "TMPDIR="+tmp)
 	}
 	config, err := memfd(confine.EncodeConfig(confine.Config{Dir: c.Dir, Path: c.Path, Roots: roots, Argv: c.Argv, Env: env,
 		Files: c.Writable, Ctty: c.Ctty}))
 	if err != nil {
-		l.removeTmp()
 		return nil, &Error{Step: "config", Err: err}
 	}
 	defer config.Close()
 	r, w, err := statusPipe()
 	if err != nil {
-		l.removeTmp()
 		return nil, err
 	}
 	l.r = r
@@ -511,19 +537,11 @@ func (l *Launch) line() (string, error) {
 	}
 }
 
-// Close releases the run: the status pipe, and the private temporary directory with what the command
-// left in it. Call it once the helper has exited.
+// Close releases the run: its status pipe. Call it once the helper has exited.
 func (l *Launch) Close() {
 	l.once.Do(func() {
 		if l.r != nil {
 			l.r.Close()
 		}
-		l.removeTmp()
 	})
-}
-
-func (l *Launch) removeTmp() {
-	if l.tmp != "" {
-		_ = os.RemoveAll(l.tmp)
-	}
 }

@@ -17,8 +17,8 @@ const (
 	// its own controlling terminal, /dev/tty).
 	ReadOnly
 	// WorkspaceWrite lets a command write in the workspace roots and in a private temporary directory
-	// (its TMPDIR, removed when the run ends), and nowhere else; a .git at the top of a workspace root stays
-	// read-only.
+	// (its TMPDIR, one per Sandbox, removed by Sandbox.Close), and nowhere else; a .git at the top of a
+	// workspace root stays read-only.
 	WorkspaceWrite
 )
 

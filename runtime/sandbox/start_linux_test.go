@@ -174,12 +174,19 @@ func TestStartSpawnErrors(t *testing.T) {
 	}
 }
 
-// A workspace-write run gets a private TMPDIR, writable, removed when the run is closed.
+// A workspace-write run gets a private TMPDIR, writable, the same for the sandbox's runs, removed when
+// the sandbox is closed.
 func TestStartTmpdir(t *testing.T) {
 	ws := t.TempDir()
-	sb := newSandbox(t, sandbox.Config{Mode: sandbox.WorkspaceWrite}, ws)
-	r, err := start(t, sb, ws, []string{"TMPDIR=/elsewhere", "PATH=/usr/bin:/bin"},
-		"/bin/sh", "-c", `echo "$TMPDIR"; echo x > "$TMPDIR/f" && cat "$TMPDIR/f"`)
+	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
+	requireSandbox(t, c)
+	sb, err := sandbox.New(c, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	env := []string{"TMPDIR=/elsewhere", "PATH=/usr/bin:/bin"}
+	r, err := start(t, sb, ws, env, "/bin/sh", "-c", `echo "$TMPDIR"; echo x > "$TMPDIR/f" && cat "$TMPDIR/f"`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +194,13 @@ func TestStartTmpdir(t *testing.T) {
 	if len(lines) < 2 || lines[1] != "x" || !strings.Contains(lines[0], "agentbash-sandbox-") {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
 	}
+	r, err = start(t, sb, ws, env, "/bin/sh", "-c", `cat "$TMPDIR/f"`)
+	if err != nil || r.stdout != "x\n" {
+		t.Errorf("the next run's TMPDIR: %q %q %v", r.stdout, r.stderr, err)
+	}
+	sb.Close()
 	if _, err := os.Stat(lines[0]); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("TMPDIR %s still there after the run: %v", lines[0], err)
+		t.Errorf("TMPDIR %s still there after Close: %v", lines[0], err)
 	}
 }
 
