@@ -275,8 +275,122 @@ type Sandbox struct {
 	roots []string
 	key   string // names the sandbox's network namespace in the spawner
 
-	mu  sync.Mutex
-	tmp string // the runs' TMPDIR (workspace-write), made by the first run, removed by Close
+	mu      sync.Mutex
+	tmp     string        // the runs' TMPDIR (workspace-write), made by the first run, removed by Close
+	ready   *warm         // a helper started ahead of the next run, if any
+	filling chan struct{} // non-nil while a helper is being started ahead: closed when it is ready (or failed)
+	closed  bool          // Close was called: no more helpers started ahead
+	fills   sync.WaitGroup
+}
+
+// warm is a helper started ahead of a run (confine.Plan.Warm): a child of this process, in namespaces of
+// its own, waiting on sock for its run's descriptors. Starting the helper (an exec of this binary and the
+// Go runtime's start) is most of what the sandbox adds to a call; a run that finds a warm helper skips it,
+// and the next one is started while the run goes on.
+type warm struct {
+	pid     int
+	sock    *os.File
+	plan    confine.Plan
+	session bool
+}
+
+// take returns the warm helper for plan p and session, if there is one, waiting for the one being started
+// (it is ready sooner than a helper started now); a helper for another plan is discarded.
+func (s *Sandbox) take(p confine.Plan, session bool) *warm {
+	s.mu.Lock()
+	if ch := s.filling; ch != nil && s.ready == nil {
+		s.mu.Unlock()
+		<-ch
+		s.mu.Lock()
+	}
+	w := s.ready
+	s.ready = nil
+	s.mu.Unlock()
+	if w != nil && (w.plan != p || w.session != session) {
+		w.discard()
+		return nil
+	}
+	return w
+}
+
+// refill starts a helper for plan p ahead of the next run, in the background, unless one is ready or
+// starting, or the sandbox is closed.
+func (s *Sandbox) refill(p confine.Plan, session bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.filling != nil || s.ready != nil {
+		return
+	}
+	ch := make(chan struct{})
+	s.filling = ch
+	s.fills.Add(1)
+	go func() {
+		defer s.fills.Done()
+		w, err := startWarm(s.key, p, session)
+		s.mu.Lock()
+		s.filling = nil
+		if err == nil && !s.closed {
+			s.ready, w = w, nil
+		}
+		close(ch)
+		s.mu.Unlock()
+		if w != nil {
+			w.discard()
+		}
+	}()
+}
+
+// startWarm starts a helper that waits for its run.
+func startWarm(key string, p confine.Plan, session bool) (*warm, error) {
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	sock, child := os.NewFile(uintptr(pair[0]), "|sandbox-warm"), os.NewFile(uintptr(pair[1]), "|sandbox-warm")
+	defer child.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		sock.Close()
+		return nil, err
+	}
+	defer null.Close()
+	wp := p
+	wp.Warm = true
+	n, c := int(null.Fd()), int(child.Fd())
+	pid, err := spawn(key, wp, session, []int{n, n, n, c, n})
+	if err != nil {
+		sock.Close()
+		return nil, err
+	}
+	return &warm{pid: pid, sock: sock, plan: p, session: session}, nil
+}
+
+// hand gives the warm helper its run's descriptors (stdin, stdout, stderr, status, config).
+func (w *warm) hand(fds []int) error {
+	defer w.sock.Close()
+	for {
+		err := syscall.Sendmsg(int(w.sock.Fd()), []byte{1}, syscall.UnixRights(fds...), nil, syscall.MSG_NOSIGNAL)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// discard ends an unused warm helper and reaps it.
+func (w *warm) discard() {
+	w.sock.Close()
+	_ = syscall.Kill(w.pid, syscall.SIGKILL) // our unreaped child: the pid is still its own
+	reapChild(w.pid)
+}
+
+// reapChild waits for a child of this process.
+func reapChild(pid int) {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			return
+		}
+	}
 }
 
 var keys atomic.Uint64
@@ -310,6 +424,13 @@ func (s *Sandbox) Config() Config { return s.cfg }
 // (processes still in it keep it alive), and its runs' temporary directory with what they left in it.
 // Call it once its runs have ended; runs started after Close get a new namespace and directory.
 func (s *Sandbox) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.fills.Wait()
+	if w := s.take(confine.Plan{}, false); w != nil {
+		w.discard()
+	}
 	dropKey(s.key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -408,9 +529,22 @@ func (s *Sandbox) Start(c Command) (*Launch, error) {
 		fds[i] = int(f.Fd())
 	}
 	l.contained = p.PID
-	l.Pid, err = spawn(s.key, p, c.Session || c.Ctty, fds)
+	session := c.Session || c.Ctty
+	if wh := s.take(p, session); wh != nil {
+		if err = wh.hand(fds); err == nil {
+			l.Pid = wh.pid
+		} else {
+			wh.discard()
+		}
+	}
+	if l.Pid == 0 {
+		l.Pid, err = spawn(s.key, p, session, fds)
+	}
 	runtime.KeepAlive(files)
 	w.Close()
+	if err == nil {
+		s.refill(p, session)
+	}
 	if err != nil {
 		l.Close()
 		var errno syscall.Errno
@@ -423,12 +557,7 @@ func (s *Sandbox) Start(c Command) (*Launch, error) {
 	if err := l.started(c); err != nil {
 		// The helper exits by itself (or hangs: kill it); it is our child, reap it.
 		_ = syscall.Kill(l.Pid, syscall.SIGKILL)
-		var ws syscall.WaitStatus
-		for {
-			if _, werr := syscall.Wait4(l.Pid, &ws, 0, nil); werr != syscall.EINTR {
-				break
-			}
-		}
+		reapChild(l.Pid)
 		l.Close()
 		return nil, err
 	}

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentbash/agentbash/runtime/sandbox"
 )
@@ -234,5 +236,66 @@ func TestStartMissingMechanism(t *testing.T) {
 func TestNewOff(t *testing.T) {
 	if _, err := sandbox.New(sandbox.Config{}); err == nil {
 		t.Error("New(mode off) succeeded")
+	}
+}
+
+// helpers lists this process's children that are sandbox helpers (argv[0] agentbash-sandbox), zombies
+// included (a zombie's cmdline is empty: its name in status says).
+func helpers(t *testing.T) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		status, _ := os.ReadFile("/proc/" + e.Name() + "/status")
+		zombie := bytes.Contains(status, []byte("\nState:\tZ"))
+		if (bytes.HasPrefix(cmd, []byte("agentbash-sandbox\x00")) || zombie) &&
+			bytes.Contains(status, []byte("\nPPid:\t"+strconv.Itoa(os.Getpid())+"\n")) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// After a run a helper is started ahead of the next one (which uses it), and Close ends and reaps it: no
+// helper of this process is left, running or zombie.
+func TestStartWarmHelper(t *testing.T) {
+	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
+	requireSandbox(t, c)
+	if left := helpers(t); len(left) > 0 {
+		t.Fatalf("helpers before the test: %v", left)
+	}
+	ws := t.TempDir()
+	sb, err := sandbox.New(c, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	for i := range 3 {
+		r, err := start(t, sb, ws, nil, "/bin/sh", "-c", "echo ok")
+		if err != nil || r.stdout != "ok\n" {
+			t.Fatalf("run %d: %q %q %v", i, r.stdout, r.stderr, err)
+		}
+		var ready []int
+		for range 500 { // a bounded poll: the next helper starts in the background
+			if ready = helpers(t); len(ready) == 1 {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if len(ready) != 1 {
+			t.Fatalf("after run %d: helpers %v, want one started ahead", i, ready)
+		}
+	}
+	sb.Close()
+	if left := helpers(t); len(left) > 0 {
+		t.Errorf("helpers after Close (running or zombie): %v", left)
 	}
 }

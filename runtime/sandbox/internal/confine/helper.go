@@ -47,11 +47,17 @@ func init() {
 }
 
 // Plan is what a helper does: the Landlock ABI version to use (0: no Landlock), the namespaces it was
-// created in (User, PID, Net, Mnt) and TCP: deny TCP with Landlock (no network namespace).
+// created in (User, PID, Net, Mnt) and TCP: deny TCP with Landlock (no network namespace). A Warm helper
+// is started ahead of its run: it waits for the run's descriptors (WarmFDs), sent on its descriptor 3.
 type Plan struct {
 	ABI                      int
 	User, PID, Net, Mnt, TCP bool
+	Warm                     bool
 }
+
+// WarmFDs is how many descriptors a warm helper receives: stdin, stdout, stderr, the status pipe and the
+// config, which become its descriptors 0 to 4.
+const WarmFDs = 5
 
 // String encodes the plan as comma-separated tokens ("ll=7,user,pid,net,mnt").
 func (p Plan) String() string {
@@ -59,7 +65,7 @@ func (p Plan) String() string {
 	for _, f := range [...]struct {
 		on  bool
 		tok string
-	}{{p.User, "user"}, {p.PID, "pid"}, {p.Net, "net"}, {p.Mnt, "mnt"}, {p.TCP, "tcp"}} {
+	}{{p.User, "user"}, {p.PID, "pid"}, {p.Net, "net"}, {p.Mnt, "mnt"}, {p.TCP, "tcp"}, {p.Warm, "warm"}} {
 		if f.on {
 			s += "," + f.tok
 		}
@@ -94,6 +100,8 @@ func parsePlan(s string) (Plan, bool) {
 			p.Mnt = true
 		case "tcp":
 			p.TCP = true
+		case "warm":
+			p.Warm = true
 		default:
 			if len(tok) < 4 || tok[:3] != "ll=" {
 				return p, false
@@ -211,6 +219,39 @@ func readConfig() (Config, bool) {
 	return decodeConfig(b)
 }
 
+// receiveFiles waits, in a warm helper, for its run's descriptors on descriptor 3, and makes them its
+// descriptors 0 to 4 (descriptor 3, the socket, included). It reports false when the host closed the
+// socket instead (or sent something else).
+func receiveFiles() bool {
+	var buf [8]byte
+	oob := make([]byte, syscall.CmsgSpace(WarmFDs*4))
+	for {
+		_, oobn, _, _, err := syscall.Recvmsg(3, buf[:], oob, syscall.MSG_CMSG_CLOEXEC)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || oobn == 0 {
+			return false
+		}
+		fds := rights(oob[:oobn])
+		if len(fds) != WarmFDs {
+			for _, fd := range fds {
+				syscall.Close(fd)
+			}
+			return false
+		}
+		// The descriptors received are above 4 (0 to 4 were open), so none is overwritten before it is
+		// duplicated.
+		for i, fd := range fds {
+			if err := syscall.Dup3(fd, i, 0); err != nil {
+				return false
+			}
+			syscall.Close(fd)
+		}
+		return true
+	}
+}
+
 // status writes one line to the host. Nothing else of the helper's may be written anywhere: its stdout
 // and stderr are the command's.
 func status(line string) {
@@ -254,8 +295,11 @@ func runHelper(plan string) int {
 	// Landlock, no_new_privs and the capabilities are per thread: this one confines itself and forks the
 	// command. (Package init runs on the main thread, locked; keep it locked for what follows.)
 	runtime.LockOSThread()
-	syscall.CloseOnExec(StatusFD)
 	p, ok := parsePlan(plan)
+	if ok && p.Warm && !receiveFiles() {
+		return 0 // the host let it go unused
+	}
+	syscall.CloseOnExec(StatusFD)
 	c, cok := readConfig()
 	if !ok || !cok {
 		return fail("setup", "", syscall.EINVAL)
