@@ -37,14 +37,7 @@ const (
 	capSysAdmin = 21
 )
 
-// nsFlags are the clone flags of the namespaces, by mechanism.
-var nsFlags = map[Mechanism]uintptr{
-	PIDNS:   syscall.CLONE_NEWPID,
-	NetNS:   syscall.CLONE_NEWNET,
-	MountNS: syscall.CLONE_NEWNS,
-}
-
-// probeMachine finds what the machine supports. The namespaces are created as Launch creates them: inside
+// probeMachine finds what the machine supports. The namespaces are created as Start creates them: inside
 // a new user namespace, or without one when that is missing and the host is root.
 func probeMachine() Support {
 	s := Support{}
