@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/sandbox"
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
 
@@ -33,9 +35,12 @@ func BenchmarkCallTrue(b *testing.B) {
 			defer eng.Close()
 			tool := v.Tools[0].Name
 			params := json.RawMessage(`{"command":"true"}`)
+			if slices.ContainsFunc(v.Tools[0].Params, func(p spec.Param) bool { return p.Name == "description" }) {
+				params = json.RawMessage(`{"command":"true","description":"d"}`)
+			}
 			ctx := context.Background()
 			b.ReportAllocs()
-			defer cpuPerOp(b)()
+			defer proctest.CPUPerOp(b)()
 			for b.Loop() {
 				if _, err := eng.Call(ctx, tool, params); err != nil {
 					b.Fatal(err)
@@ -100,29 +105,10 @@ func BenchmarkCallSandboxed(b *testing.B) {
 // BenchmarkExecTrue is the baseline of BenchmarkCallTrue.
 func BenchmarkExecTrue(b *testing.B) {
 	b.ReportAllocs()
-	defer cpuPerOp(b)()
+	defer proctest.CPUPerOp(b)()
 	for b.Loop() {
 		if err := exec.Command("/bin/sh", "-c", "true").Run(); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// cpuPerOp reports the CPU time per operation of this process (host-us/op) and of its children
-// (child-us/op): on a shared machine, figures less noisy than the wall time. Call the result when the loop
-// is done.
-func cpuPerOp(b *testing.B) func() {
-	self, kids := rusage(syscall.RUSAGE_SELF), rusage(syscall.RUSAGE_CHILDREN)
-	return func() {
-		n := float64(b.N)
-		b.ReportMetric(float64(rusage(syscall.RUSAGE_SELF)-self)/n/1e3, "host-us/op")
-		b.ReportMetric(float64(rusage(syscall.RUSAGE_CHILDREN)-kids)/n/1e3, "child-us/op")
-	}
-}
-
-// rusage returns the user and system CPU time of who, in nanoseconds.
-func rusage(who int) int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(who, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

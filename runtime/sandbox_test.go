@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
@@ -318,14 +319,14 @@ func TestSandboxNoSurvivor(t *testing.T) {
 	for _, e := range escapeCommands {
 		t.Run(e.name, func(t *testing.T) {
 			for range 50 {
-				s := uniqueSleep()
+				s := proctest.UniqueSleep()
 				r := callRye(t, eng, strings.ReplaceAll(e.command, "SLEEP", s))
 				if r.Stdout != "hi\n" || r.ExitCode != 0 {
 					t.Fatalf("%+v", r)
 				}
 				// The helper's exit was observed after the kernel had killed everything in its namespace:
 				// nothing may be found, not even briefly.
-				if left := aliveWith(s); len(left) > 0 {
+				if left := proctest.WithCmdline(s); len(left) > 0 {
 					t.Errorf("alive after the call: %v", left)
 				}
 				requireNoneAlive(t, s)
@@ -350,7 +351,7 @@ func TestSandboxBackgroundNoSurvivor(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close()
-			s := uniqueSleep()
+			s := proctest.UniqueSleep()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			params, _ := json.Marshal(map[string]any{"command": "setsid sleep " + s + " & sleep " + s, "run_in_background": true, "description": "d"})
@@ -359,8 +360,8 @@ func TestSandboxBackgroundNoSurvivor(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The shell (its command line holds s too) and its two sleeps.
-			if !pollFor(func() bool { return len(aliveWith(s)) == 3 }) {
-				t.Fatalf("%s: the background processes did not start: %v", raw, aliveWith(s))
+			if !pollFor(func() bool { return len(proctest.WithCmdline(s)) == 3 }) {
+				t.Fatalf("%s: the background processes did not start: %v", raw, proctest.WithCmdline(s))
 			}
 			switch end {
 			case "KillShell":
@@ -372,7 +373,7 @@ func TestSandboxBackgroundNoSurvivor(t *testing.T) {
 			case "Close":
 				eng.Close()
 			}
-			if left := aliveWith(s); len(left) > 0 {
+			if left := proctest.WithCmdline(s); len(left) > 0 {
 				t.Errorf("alive after %s: %v", end, left)
 			}
 			requireNoneAlive(t, s)
@@ -579,14 +580,14 @@ func TestSandboxSessions(t *testing.T) {
 		})
 	}
 	// A session's escaped children die with the engine.
-	s := uniqueSleep()
+	s := proctest.UniqueSleep()
 	out := call(t, start, map[string]any{"cmd": "setsid sleep " + s + " & sleep " + s, "tty": true, "yield_time_ms": 250})
 	sessionID(t, out)
-	if !pollFor(func() bool { return len(aliveWith(s)) >= 2 }) {
-		t.Fatalf("the session's processes did not start: %v", aliveWith(s))
+	if !pollFor(func() bool { return len(proctest.WithCmdline(s)) >= 2 }) {
+		t.Fatalf("the session's processes did not start: %v", proctest.WithCmdline(s))
 	}
 	eng.Close()
-	if left := aliveWith(s); len(left) > 0 {
+	if left := proctest.WithCmdline(s); len(left) > 0 {
 		t.Errorf("alive after Close: %v", left)
 	}
 	requireNoneAlive(t, s)

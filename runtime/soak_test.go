@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -143,7 +144,7 @@ func TestSoak(t *testing.T) {
 	goruntime.GC()
 	g0, f0, c0 := goruntime.NumGoroutine(), openFDs(), len(childrenOf())
 
-	mark := uniqueSleep()[len("1000."):] // every sleep of the soak: 5.<mark> seconds
+	mark := proctest.UniqueSleep()[len("1000."):] // every sleep of the soak: 5.<mark> seconds
 	sleep := "5." + mark
 	engines := map[string]*runtime.Engine{}
 	for _, id := range variants.IDs() {
@@ -202,7 +203,7 @@ func TestSoak(t *testing.T) {
 	}
 
 	gone := func() bool {
-		return goruntime.NumGoroutine() <= g0 && openFDs() <= f0 && len(childrenOf()) <= c0 && len(aliveWith(mark)) == 0
+		return goruntime.NumGoroutine() <= g0 && openFDs() <= f0 && len(childrenOf()) <= c0 && len(proctest.WithCmdline(mark)) == 0
 	}
 	settled := pollFor(gone)
 	keys := make([]string, 0, len(outcomes))
@@ -217,7 +218,7 @@ func TestSoak(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "  goroutines: %d before, %d at peak, %d after\n", g0, peakG, goruntime.NumGoroutine())
 	fmt.Fprintf(&b, "  open descriptors: %d before, %d at peak, %d after\n", f0, peakF, openFDs())
-	fmt.Fprintf(&b, "  child processes: %d before, %d after; processes of the soak alive after: %d\n", c0, len(childrenOf()), len(aliveWith(mark)))
+	fmt.Fprintf(&b, "  child processes: %d before, %d after; processes of the soak alive after: %d\n", c0, len(childrenOf()), len(proctest.WithCmdline(mark)))
 	t.Log(b.String())
 	for i, f := range failures {
 		if i == 10 {

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
@@ -21,41 +21,6 @@ import (
 // The no-survivor tests: a command whose descendants leave the process group, or outlive the shell, leaves
 // nothing alive once its call (or its background shell) is over. Each run sleeps for a unique duration,
 // `sleep 1000.<random>`, so its processes are found in /proc by their command line.
-
-// uniqueSleep returns a sleep duration that names one run uniquely in a command line.
-func uniqueSleep() string { return fmt.Sprintf("1000.%09d", rand.IntN(1e9)) }
-
-// aliveWith lists the live processes whose command line contains s (a zombie's is empty).
-func aliveWith(s string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(b, []byte(s)) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// escapedWith lists the live processes with s in their command line that lead a session of their own.
-func escapedWith(s string) []int {
-	var out []int
-	for _, pid := range aliveWith(s) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 3 && f[3] == strconv.Itoa(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
 
 // pollFor calls cond until it is true or 10 s have passed.
 func pollFor(cond func() bool) bool {
@@ -77,13 +42,13 @@ func pollFor(cond func() bool) bool {
 // the test.
 func requireNoneAlive(t *testing.T, s string) {
 	t.Helper()
-	if pollFor(func() bool { return len(aliveWith(s)) == 0 }) {
+	if pollFor(func() bool { return len(proctest.WithCmdline(s)) == 0 }) {
 		return
 	}
-	left := aliveWith(s)
+	left := proctest.WithCmdline(s)
 	t.Errorf("%d processes with %q survived: %v", len(left), s, left)
 	for range 100 {
-		for _, pid := range aliveWith(s) {
+		for _, pid := range proctest.WithCmdline(s) {
 			fd, err := unix.PidfdOpen(pid, 0)
 			if err != nil {
 				continue
@@ -93,7 +58,7 @@ func requireNoneAlive(t *testing.T, s string) {
 			}
 			_ = unix.Close(fd)
 		}
-		if len(aliveWith(s)) == 0 {
+		if len(proctest.WithCmdline(s)) == 0 {
 			break
 		}
 	}
@@ -163,7 +128,7 @@ func TestNoSurvivor(t *testing.T) {
 							defer eng.Close()
 						}
 					}
-					mark := uniqueSleep()
+					mark := proctest.UniqueSleep()
 					params, _ := json.Marshal(commandParams(eng.Variant(), strings.ReplaceAll(esc.command, "SLEEP", mark)))
 					res, err := eng.Call(bounded(t), tools[id], params)
 					if oneShot {
@@ -230,7 +195,7 @@ func TestNoSurvivorAtKill(t *testing.T) {
 
 	t.Run("timeout", func(t *testing.T) {
 		eng := newEng(t)
-		mark := uniqueSleep()
+		mark := proctest.UniqueSleep()
 		// The escapee tells the shell it is out of the group before the timeout can kill the shell.
 		cmd := "mkfifo f; setsid sh -c 'echo > f; exec sleep " + mark + "' & read _ < f; sleep 30"
 		got, err := call(t, eng, "run", map[string]any{"command": cmd, "timeout": 300})
@@ -241,14 +206,14 @@ func TestNoSurvivorAtKill(t *testing.T) {
 	})
 	t.Run("cancel", func(t *testing.T) {
 		eng := newEng(t)
-		mark := uniqueSleep()
+		mark := proctest.UniqueSleep()
 		ctx, cancel := context.WithCancel(bounded(t))
 		done := make(chan error, 1)
 		go func() {
 			_, err := eng.Call(ctx, "run", json.RawMessage(`{"command":"`+escape(mark)+`"}`))
 			done <- err
 		}()
-		if !pollFor(func() bool { return len(escapedWith(mark)) > 0 }) {
+		if !pollFor(func() bool { return len(proctest.Escaped(mark)) > 0 }) {
 			cancel()
 			t.Fatal("the escapee never left the group")
 		}
@@ -260,7 +225,7 @@ func TestNoSurvivorAtKill(t *testing.T) {
 	})
 	t.Run("background exits", func(t *testing.T) {
 		eng := newEng(t)
-		mark := uniqueSleep()
+		mark := proctest.UniqueSleep()
 		id, err := call(t, eng, "run", map[string]any{"command": "setsid sleep " + mark + " & echo hi", "bg": true})
 		if err != nil {
 			t.Fatal(err)
@@ -272,12 +237,12 @@ func TestNoSurvivorAtKill(t *testing.T) {
 	})
 	t.Run("background killed", func(t *testing.T) {
 		eng := newEng(t)
-		mark := uniqueSleep()
+		mark := proctest.UniqueSleep()
 		id, err := call(t, eng, "run", map[string]any{"command": escape(mark), "bg": true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !pollFor(func() bool { return len(escapedWith(mark)) > 0 }) {
+		if !pollFor(func() bool { return len(proctest.Escaped(mark)) > 0 }) {
 			t.Fatal("the escapee never left the group")
 		}
 		if got, err := call(t, eng, "kill", map[string]any{"shell_id": id}); err != nil || got != "killed" {
@@ -287,11 +252,11 @@ func TestNoSurvivorAtKill(t *testing.T) {
 	})
 	t.Run("engine closed", func(t *testing.T) {
 		eng := newEng(t)
-		mark := uniqueSleep()
+		mark := proctest.UniqueSleep()
 		if _, err := call(t, eng, "run", map[string]any{"command": escape(mark), "bg": true}); err != nil {
 			t.Fatal(err)
 		}
-		if !pollFor(func() bool { return len(escapedWith(mark)) > 0 }) {
+		if !pollFor(func() bool { return len(proctest.Escaped(mark)) > 0 }) {
 			t.Fatal("the escapee never left the group")
 		}
 		eng.Close()
@@ -305,7 +270,7 @@ func TestNoSurvivorAtKill(t *testing.T) {
 // shell's exit, so the answer is the shell's own.
 func TestEscapedHolderDoesNotTimeOut(t *testing.T) {
 	eng := builtin(t, "codegensandbox")
-	mark := uniqueSleep()
+	mark := proctest.UniqueSleep()
 	start := time.Now()
 	got, err := call(t, eng, "Bash", map[string]any{
 		"command": "setsid sleep " + mark + " & sleep 0.3; echo hi", "description": "d", "timeout": 2,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -189,7 +190,7 @@ func FuzzTimeoutKills(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, ms uint8, shape uint8, inMs bool) {
 		wait := time.Duration(ms%20+1) * time.Millisecond
-		mark := uniqueSleep()
+		mark := proctest.UniqueSleep()
 		cmd := strings.ReplaceAll(shapes[int(shape)%len(shapes)], "%s", mark)
 		timeout := wait.Seconds()
 		want := fmt.Sprintf("timeout %v", timeout)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/spec"
@@ -29,7 +30,7 @@ func TestHostKilled(t *testing.T) {
 		hostForKill(mark)
 		return
 	}
-	mark := uniqueSleep()
+	mark := proctest.UniqueSleep()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostKilled$", "-test.count=1")
 	cmd.Env = append(os.Environ(), hostChild+"="+mark)
 	cmd.Stderr = os.Stderr
@@ -90,14 +91,14 @@ func hostForKill(mark string) {
 		fail("%v", err)
 	}
 	sleeps := func() (n int) {
-		for _, pid := range aliveWith(mark) {
+		for _, pid := range proctest.WithCmdline(mark) {
 			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); string(b) == "sleep\x00"+mark+"\x00" {
 				n++
 			}
 		}
 		return n
 	}
-	if !pollFor(func() bool { return sleeps() == 3 && len(escapedWith(mark)) == 1 }) {
+	if !pollFor(func() bool { return sleeps() == 3 && len(proctest.Escaped(mark)) == 1 }) {
 		fail("the commands did not start: %d sleeps", sleeps())
 	}
 	fmt.Println("ready")

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime/serve"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
@@ -44,25 +45,6 @@ func agentbashCmd(marker string, args ...string) *exec.Cmd {
 
 func newMarker(t *testing.T) string {
 	return fmt.Sprintf("AGENTBASH_CLI_TEST=%s-%d", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), time.Now().UnixNano())
-}
-
-// marked lists the live processes (not zombies) whose environment holds marker.
-func marked(marker string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, []byte(marker+"\x00")) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
-	}
-	return out
 }
 
 func countSleeps(procs []string) int {
@@ -199,8 +181,8 @@ func TestServeMCPTransports(t *testing.T) {
 				if id == "codex" {
 					// Registered before the server's: runs once the client and the server are gone.
 					t.Cleanup(func() {
-						if !poll(10*time.Second, func() bool { return countSleeps(marked(marker)) == 0 }) {
-							t.Errorf("a session outlived its server: %v", marked(marker))
+						if !poll(10*time.Second, func() bool { return countSleeps(proctest.WithEnv(marker)) == 0 }) {
+							t.Errorf("a session outlived its server: %v", proctest.WithEnv(marker))
 						}
 					})
 				}
@@ -277,8 +259,8 @@ func backgroundShell(t *testing.T, cs *mcp.ClientSession, marker string) {
 	}
 	first, _, _ := strings.Cut(text(res), "\n")
 	id := strings.TrimPrefix(first, "shell_id: ")
-	if !poll(5*time.Second, func() bool { return countSleeps(marked(marker)) == 1 }) {
-		t.Fatalf("the background sleep is not running: %v", marked(marker))
+	if !poll(5*time.Second, func() bool { return countSleeps(proctest.WithEnv(marker)) == 1 }) {
+		t.Fatalf("the background sleep is not running: %v", proctest.WithEnv(marker))
 	}
 	var out string
 	poll(5*time.Second, func() bool {
@@ -293,8 +275,8 @@ func backgroundShell(t *testing.T, cs *mcp.ClientSession, marker string) {
 	if err != nil || res.IsError || text(res) != "killed: "+id+"\n" {
 		t.Errorf("kill: %v %q", err, text(res))
 	}
-	if !poll(3*time.Second, func() bool { return countSleeps(marked(marker)) == 0 }) {
-		t.Errorf("the killed shell is still running: %v", marked(marker))
+	if !poll(3*time.Second, func() bool { return countSleeps(proctest.WithEnv(marker)) == 0 }) {
+		t.Errorf("the killed shell is still running: %v", proctest.WithEnv(marker))
 	}
 }
 
@@ -327,8 +309,8 @@ func session(t *testing.T, cs *mcp.ClientSession, marker string) {
 	if !idRE.MatchString(out) {
 		t.Fatalf("exec_command: no session in %q", out)
 	}
-	if !poll(5*time.Second, func() bool { return countSleeps(marked(marker)) == 1 }) {
-		t.Fatalf("the session's sleep is not running: %v", marked(marker))
+	if !poll(5*time.Second, func() bool { return countSleeps(proctest.WithEnv(marker)) == 1 }) {
+		t.Fatalf("the session's sleep is not running: %v", proctest.WithEnv(marker))
 	}
 }
 
@@ -396,8 +378,8 @@ func TestServeLifecycle(t *testing.T) {
 				if line, err := lines.ReadString('\n'); err != nil || !strings.Contains(line, "shell_id") {
 					t.Fatalf("background start: %q %v", line, err)
 				}
-				if !poll(10*time.Second, func() bool { return countSleeps(marked(marker)) == 2 }) {
-					t.Fatalf("want a foreground and a background sleep: %v", marked(marker))
+				if !poll(10*time.Second, func() bool { return countSleeps(proctest.WithEnv(marker)) == 2 }) {
+					t.Fatalf("want a foreground and a background sleep: %v", proctest.WithEnv(marker))
 				}
 				e.do(cmd, stdin, stdout)
 				exited := make(chan error, 1)
@@ -410,8 +392,8 @@ func TestServeLifecycle(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					t.Fatalf("the server did not exit; stderr:\n%s", stderr.String())
 				}
-				if !poll(3*time.Second, func() bool { return len(marked(marker)) == 0 }) {
-					t.Errorf("left alive: %v", marked(marker))
+				if !poll(3*time.Second, func() bool { return len(proctest.WithEnv(marker)) == 0 }) {
+					t.Errorf("left alive: %v", proctest.WithEnv(marker))
 				}
 			})
 		}
@@ -428,30 +410,71 @@ func TestServeGrowth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 10,000 requests")
 	}
-	cmd := agentbashCmd(newMarker(t), "serve", "codegensandbox", "-transport", "wire")
+	marker := newMarker(t)
+	cmd := agentbashCmd(marker, "serve", "codegensandbox", "-transport", "wire")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
-	const n = 10000
+	defer func() {
+		// The end of the input ends the server, and every shell it started.
+		stdin.Close()
+		cmd.Wait()
+		deadline := time.Now().Add(10 * time.Second)
+		for len(proctest.WithEnv(marker)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // a bounded poll: the kernel reaps the shells
+		}
+		if left := proctest.WithEnv(marker); len(left) > 0 {
+			t.Errorf("alive after the server ended: %v", left)
+		}
+	}()
+	const n, shells = 10000, 500
+	ws := t.TempDir()
 	go func() {
 		w := bufio.NewWriter(stdin)
 		for i := range n {
 			fmt.Fprintf(w, `{"id":%d,"tool":"Bash","params":{"command":"","description":"d"},"workspace":"/nonexistent-agentbash/ws-%d"}`+"\n", i, i)
 		}
+		// Background shells in one workspace, past the registry's limit (max_live, 64 by default).
+		for i := range shells {
+			fmt.Fprintf(w, `{"id":%d,"tool":"Bash","params":{"command":"sleep 1000.%d","description":"d","run_in_background":true},"workspace":%q}`+"\n", n+i, i, ws)
+		}
 		w.Flush()
 	}()
+	// The server answers concurrently: answers come in any order, each names its request.
 	r := bufio.NewReader(stdout)
-	for i := range n {
+	seen := make([]bool, n+shells)
+	started, refused := 0, 0
+	for range n + shells {
 		line, err := r.ReadString('\n')
-		if err != nil || !strings.Contains(line, "command is required") {
-			t.Fatalf("answer %d: %q %v", i, line, err)
+		var a struct{ ID int }
+		if err != nil || json.Unmarshal([]byte(line), &a) != nil || a.ID < 0 || a.ID >= n+shells || seen[a.ID] {
+			t.Fatalf("answer: %q %v", line, err)
+		}
+		seen[a.ID] = true
+		switch {
+		case a.ID < n && strings.Contains(line, "command is required"):
+		case a.ID >= n && strings.Contains(line, `"result"`) && strings.Contains(line, "shell_id"):
+			started++
+		case a.ID >= n && strings.Contains(line, `"error":{"type":"ToolError","message":"background limit reached"}`):
+			refused++
+		default:
+			t.Fatalf("answer %d: %q", a.ID, line)
 		}
 	}
+	t.Logf("%d background shells asked for: %d started, %d refused with the limit error", shells, started, refused)
+	if started != spec.DefaultMaxLive || refused != shells-spec.DefaultMaxLive {
+		t.Errorf("%d started and %d refused, want %d and %d", started, refused, spec.DefaultMaxLive, shells-spec.DefaultMaxLive)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for countSleeps(proctest.WithEnv(marker)) < spec.DefaultMaxLive && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // a bounded poll: the shells exec their sleep
+	}
+	if live := countSleeps(proctest.WithEnv(marker)); live != spec.DefaultMaxLive {
+		t.Errorf("%d background sleeps are alive, want %d", live, spec.DefaultMaxLive)
+	}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-	stdin.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +484,7 @@ func TestServeGrowth(t *testing.T) {
 			hwm, _ = strconv.Atoi(f[1])
 		}
 	}
-	t.Logf("peak RSS after %d workspaces: %d KiB", n, hwm)
+	t.Logf("peak RSS after %d workspaces and %d background shells: %d KiB", n, shells, hwm)
 	if hwm == 0 || hwm > 64<<10 {
 		t.Errorf("peak RSS %d KiB, want under 64 MiB", hwm)
 	}
@@ -581,8 +604,8 @@ func TestServeSessionLifecycle(t *testing.T) {
 			}
 			// A start still waiting for its window when the server ends.
 			io.WriteString(stdin, `{"id":3,"tool":"exec_command","params":{"cmd":"sleep 1000","yield_time_ms":30000}}`+"\n")
-			if !poll(10*time.Second, func() bool { return countSleeps(marked(marker)) == 3 }) {
-				t.Fatalf("want three sleeps: %v", marked(marker))
+			if !poll(10*time.Second, func() bool { return countSleeps(proctest.WithEnv(marker)) == 3 }) {
+				t.Fatalf("want three sleeps: %v", proctest.WithEnv(marker))
 			}
 			e.end(cmd, stdin)
 			exited := make(chan error, 1)
@@ -592,8 +615,8 @@ func TestServeSessionLifecycle(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatalf("the server did not exit; stderr:\n%s", stderr.String())
 			}
-			if !poll(5*time.Second, func() bool { return len(marked(marker)) == 0 }) {
-				t.Errorf("left alive: %v", marked(marker))
+			if !poll(5*time.Second, func() bool { return len(proctest.WithEnv(marker)) == 0 }) {
+				t.Errorf("left alive: %v", proctest.WithEnv(marker))
 			}
 		})
 	}

@@ -66,7 +66,7 @@ func gib(e *env) ([]*row, error) {
 			(&row{measure: id + ": 1 GiB through `agentbash run`", figure: secs(w), baseline: code("| cat") + " " + secs(c), ratio: w / c}).
 				judge(w/c, limit{max: 1.0, text: "≤ 1.0x", gap: gibGap, bound: 1.7}),
 			(&row{measure: id + ": its peak RSS", figure: mib(ours[i].rss)}).
-				judge(float64(ours[i].rss)/(1<<20), limit{max: 32, text: "< 32 MiB"}))
+				judge(float64(ours[i].rss)/(1<<20), limit{max: 32, text: "< 32 MiB", memory: true}))
 	}
 	return rows, nil
 }

@@ -10,24 +10,33 @@ import (
 func TestJudge(t *testing.T) {
 	gap := limit{max: 3, text: "≤ 3x", gap: "the cause", bound: 8}
 	plain := limit{max: 1.1, text: "≤ 1.1x"}
+	mem := limit{max: 32, text: "< 32 MiB", memory: true}
+	// failedAdvisory: whether the row still fails under -timing-advisory (memory bounds and missing
+	// figures do; time targets do not).
 	for _, c := range []struct {
 		v                  float64
 		l                  limit
 		status             string
 		failed, hasGapNote bool
+		failedAdvisory     bool
 	}{
-		{1.0, plain, "met", false, false},
-		{1.1, plain, "met", false, false},
-		{1.2, plain, "**FAIL**: 1.2 misses ≤ 1.1x", true, false},
-		{math.NaN(), plain, "**FAIL**: no figure", true, false},
-		{2, gap, "met", false, false},
-		{5, gap, "gap (below)", false, true},
-		{9, gap, "**FAIL**: 9, past even the known gap's bound 8", true, false},
+		{1.0, plain, "met", false, false, false},
+		{1.1, plain, "met", false, false, false},
+		{1.2, plain, "**FAIL**: 1.2 misses ≤ 1.1x", true, false, false},
+		{math.NaN(), plain, "**FAIL**: no figure", true, false, true},
+		{2, gap, "met", false, false, false},
+		{5, gap, "gap (below)", false, true, false},
+		{9, gap, "**FAIL**: 9, past even the known gap's bound 8", true, false, false},
+		{31, mem, "met", false, false, false},
+		{33, mem, "**FAIL**: 33 misses < 32 MiB", true, false, true},
 	} {
 		r := (&row{measure: "m"}).judge(c.v, c.l)
 		s := &section{title: "s", rows: []*row{r}}
-		if r.status() != c.status || s.failed() != c.failed || (r.gap != "") != c.hasGapNote {
-			t.Errorf("%v against %+v: status %q failed %v gap %q; want %q %v %v", c.v, c.l, r.status(), s.failed(), r.gap, c.status, c.failed, c.hasGapNote)
+		if r.status() != c.status || s.failed(false) != c.failed || (r.gap != "") != c.hasGapNote {
+			t.Errorf("%v against %+v: status %q failed %v gap %q; want %q %v %v", c.v, c.l, r.status(), s.failed(false), r.gap, c.status, c.failed, c.hasGapNote)
+		}
+		if got := s.failed(true); got != c.failedAdvisory {
+			t.Errorf("%v against %+v with -timing-advisory: failed %v, want %v", c.v, c.l, got, c.failedAdvisory)
 		}
 	}
 }

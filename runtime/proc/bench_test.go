@@ -5,15 +5,16 @@ package proc
 import (
 	"bytes"
 	"os/exec"
-	"syscall"
 	"testing"
+
+	"github.com/agentbash/agentbash/internal/proctest"
 )
 
 func benchmarkRun(b *testing.B, s Spec) {
 	s.Env = testEnv
 	s.Stdout, s.Stderr = nopWriter{}, nopWriter{} // pipes and pumps, as captures have them
 	b.ReportAllocs()
-	defer cpuPerOp(b)()
+	defer proctest.CPUPerOp(b)()
 	for b.Loop() {
 		p, err := Start(s)
 		if err != nil {
@@ -51,7 +52,7 @@ func BenchmarkEmbeddedExternalTrue(b *testing.B) {
 // same command, its output discarded.
 func BenchmarkExecTrue(b *testing.B) {
 	b.ReportAllocs()
-	defer cpuPerOp(b)()
+	defer proctest.CPUPerOp(b)()
 	for b.Loop() {
 		cmd := exec.Command("/bin/sh", "-c", "true")
 		cmd.Env = testEnv
@@ -65,7 +66,7 @@ func BenchmarkExecTrue(b *testing.B) {
 // BenchmarkShTrue does.
 func BenchmarkExecTrueOutput(b *testing.B) {
 	b.ReportAllocs()
-	defer cpuPerOp(b)()
+	defer proctest.CPUPerOp(b)()
 	for b.Loop() {
 		cmd := exec.Command("/bin/sh", "-c", "true")
 		cmd.Env = testEnv
@@ -75,25 +76,6 @@ func BenchmarkExecTrueOutput(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// cpuPerOp reports the CPU time per operation of this process (host-us/op) and of its children
-// (child-us/op): on a shared machine, figures less noisy than the wall time. Call the result when the loop
-// is done.
-func cpuPerOp(b *testing.B) func() {
-	self, kids := rusage(syscall.RUSAGE_SELF), rusage(syscall.RUSAGE_CHILDREN)
-	return func() {
-		n := float64(b.N)
-		b.ReportMetric(float64(rusage(syscall.RUSAGE_SELF)-self)/n/1e3, "host-us/op")
-		b.ReportMetric(float64(rusage(syscall.RUSAGE_CHILDREN)-kids)/n/1e3, "child-us/op")
-	}
-}
-
-// rusage returns the user and system CPU time of who, in nanoseconds.
-func rusage(who int) int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(who, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // nopWriter discards, but is not io.Discard (which Start turns into /dev/null).

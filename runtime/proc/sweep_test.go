@@ -5,59 +5,24 @@ package proc
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
+
 	"golang.org/x/sys/unix"
 )
-
-// uniqueSleep returns a sleep duration that names this test run uniquely in
-// a command line: `sleep 1000.<random>`.
-func uniqueSleep() string {
-	return fmt.Sprintf("1000.%09d", rand.IntN(1e9))
-}
-
-// aliveWith lists the live processes whose command line contains s (zombies
-// have an empty command line).
-func aliveWith(s string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && bytes.Contains(b, []byte(s)) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// escapedWith lists the live processes with s in their command line that
-// lead a session of their own.
-func escapedWith(s string) []int {
-	var out []int
-	for _, pid := range aliveWith(s) {
-		if st, ok := readStat(pid); ok && st.session == pid {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
 
 // requireNoneAlive polls (bounded) until no process with s in its command
 // line is alive; the escaped ones were SIGKILLed before Done, so they only
 // need the kernel to finish them.
 func requireNoneAlive(t *testing.T, s string) {
 	t.Helper()
-	if !poll(func() bool { return len(aliveWith(s)) == 0 }) {
-		left := aliveWith(s)
+	if !poll(func() bool { return len(proctest.WithCmdline(s)) == 0 }) {
+		left := proctest.WithCmdline(s)
 		for i, pid := range left {
 			if st, ok := readStat(pid); ok && i < 10 {
 				t.Errorf("alive: %+v", st)
@@ -75,7 +40,7 @@ func requireNoneAlive(t *testing.T, s string) {
 // and its command line checked again before the signal.
 func killMarked(s string) {
 	for i := 0; i < 1000; i++ {
-		left := aliveWith(s)
+		left := proctest.WithCmdline(s)
 		if len(left) == 0 {
 			return
 		}
@@ -115,7 +80,7 @@ func TestSweepKillsEscapes(t *testing.T) {
 			for _, tc := range escapes {
 				t.Run(fmt.Sprintf("full=%v/embedded=%v/%s", full, embedded, tc.name), func(t *testing.T) {
 					leakCheck(t)
-					mark := uniqueSleep()
+					mark := proctest.UniqueSleep()
 					script := strings.ReplaceAll(tc.script, "SLEEP", mark)
 					s := sh(script)
 					if embedded {
@@ -145,7 +110,7 @@ func TestSweepAtKill(t *testing.T) {
 	for _, embedded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("embedded=%v", embedded), func(t *testing.T) {
 			leakCheck(t)
-			mark := uniqueSleep()
+			mark := proctest.UniqueSleep()
 			script := "setsid sleep " + mark + " & echo ready; sleep 30"
 			s := sh(script)
 			if embedded {
@@ -161,7 +126,7 @@ func TestSweepAtKill(t *testing.T) {
 				t.Fatal(err)
 			}
 			await(t, p, w.seen, "ready")
-			if !poll(func() bool { return len(escapedWith(mark)) > 0 }) {
+			if !poll(func() bool { return len(proctest.Escaped(mark)) > 0 }) {
 				t.Fatal("the escaped sleep never started")
 			}
 			p.Kill()
@@ -192,7 +157,7 @@ func TestSweepMarkerAcrossReads(t *testing.T) {
 	for _, start := range starts {
 		pad := start - 8
 		t.Run(strconv.Itoa(pad), func(t *testing.T) {
-			mark := uniqueSleep()
+			mark := proctest.UniqueSleep()
 			env := []string{"A=", "PAD=" + strings.Repeat("x", pad)}
 			// Not through Start, which appends a marker of its own; sleep is
 			// executed directly, so its environment is exactly env.
@@ -230,7 +195,7 @@ func TestSweepMarkerAcrossReads(t *testing.T) {
 // documented limit).
 func TestSweepSparesOthers(t *testing.T) {
 	leakCheck(t)
-	mark := uniqueSleep()
+	mark := proctest.UniqueSleep()
 	other := sh("echo ready; exec sleep " + mark)
 	w := newWatch("ready")
 	other.Stdout = w
@@ -253,10 +218,10 @@ read _ < r2`)
 		t.Errorf("stdout %q Exit %+v", out, ex)
 	}
 	// The hidden escapee and the other run's sleep are alive.
-	if !poll(func() bool { return len(aliveWith(mark)) == 2 }) {
-		t.Fatalf("alive with the marker: %v, want the other run's %d and the hidden %d", aliveWith(mark), po.Pid(), hidden)
+	if !poll(func() bool { return len(proctest.WithCmdline(mark)) == 2 }) {
+		t.Fatalf("alive with the marker: %v, want the other run's %d and the hidden %d", proctest.WithCmdline(mark), po.Pid(), hidden)
 	}
-	for _, pid := range aliveWith(mark) {
+	for _, pid := range proctest.WithCmdline(mark) {
 		if pid != po.Pid() && pid != hidden {
 			t.Errorf("unexpected survivor %d", pid)
 		}
@@ -371,7 +336,7 @@ func TestStatEnv(t *testing.T) {
 // that sees it until the sweep's time limit.
 func TestProbeEmptyEnvironment(t *testing.T) {
 	leakCheck(t)
-	mark := uniqueSleep()
+	mark := proctest.UniqueSleep()
 	p, err := Start(Spec{Argv: []string{"env", "-i", "/bin/sleep", mark}, Env: testEnv})
 	if err != nil {
 		t.Fatal(err)

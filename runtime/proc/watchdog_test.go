@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentbash/agentbash/internal/proctest"
 )
 
 // watchdogChild is the environment variable that makes TestWatchdogHostKilled
@@ -30,7 +32,7 @@ func TestWatchdogHostKilled(t *testing.T) {
 		return
 	}
 	leakCheck(t)
-	mark := uniqueSleep()
+	mark := proctest.UniqueSleep()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchdogHostKilled$", "-test.count=1")
 	cmd.Env = append(os.Environ(), watchdogChild+"="+mark)
 	cmd.Stderr = os.Stderr
@@ -151,9 +153,9 @@ func hostForWatchdog(mark string) {
 	start(Spec{Argv: []string{"/bin/sh", "-c", "setsid sleep " + mark + " & sleep " + mark}})
 	start(Spec{Embedded: "sleep " + mark})
 	if !poll(func() bool { return len(sleepsWith(mark)) == 6 }) {
-		fail("the runs did not start: %v", aliveWith(mark))
+		fail("the runs did not start: %v", proctest.WithCmdline(mark))
 	}
-	if !poll(func() bool { return len(escapedWith(mark)) > 0 }) {
+	if !poll(func() bool { return len(proctest.Escaped(mark)) > 0 }) {
 		fail("the setsid sleep did not escape")
 	}
 	fmt.Printf("ready %d\n", second)
@@ -164,7 +166,7 @@ func hostForWatchdog(mark string) {
 // sleepsWith lists the live processes whose command line is `sleep s`.
 func sleepsWith(s string) []int {
 	var out []int
-	for _, pid := range aliveWith(s) {
+	for _, pid := range proctest.WithCmdline(s) {
 		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && string(b) == "sleep\x00"+s+"\x00" {
 			out = append(out, pid)
 		}

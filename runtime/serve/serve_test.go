@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
@@ -33,26 +33,7 @@ func mustSpec(t testing.TB, id string) *spec.Variant {
 // listing the live processes that carry it (zombies are not alive).
 func marked(t testing.TB) ([]runtime.Option, func() []string) {
 	marker := fmt.Sprintf("AGENTBASH_SERVE_TEST=%s-%d", strings.ReplaceAll(t.Name(), "/", "_"), time.Now().UnixNano())
-	return []runtime.Option{runtime.WithEnv(append(os.Environ(), marker))}, func() []string { return withMarker(marker) }
-}
-
-// withMarker lists the processes whose environment holds marker and that are not zombies.
-func withMarker(marker string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, []byte(marker+"\x00")) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
-	}
-	return out
+	return []runtime.Option{runtime.WithEnv(append(os.Environ(), marker))}, func() []string { return proctest.WithEnv(marker) }
 }
 
 // sleeping reports whether one of the processes is a sleep.

@@ -8,13 +8,10 @@ package codex_test
 // id) is checked by its shape and bounds.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
@@ -404,33 +402,13 @@ func TestInteractive(t *testing.T) {
 	})
 }
 
-// uniqueSleep is a sleep duration that names one test uniquely, to find its processes in /proc by their
-// command line (whose arguments are separated by NUL).
-func uniqueSleep() string { return fmt.Sprintf("1000.%09d", rand.IntN(1e9)) }
-
-// aliveWith lists the live processes whose command line contains s.
-func aliveWith(s string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(b, []byte(s)) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // noneAlive polls (bounded) until no process with s in its command line is alive.
 func noneAlive(t *testing.T, s string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for d := time.Millisecond; len(aliveWith(s)) > 0; d = min(2*d, 50*time.Millisecond) {
+	for d := time.Millisecond; len(proctest.WithCmdline(s)) > 0; d = min(2*d, 50*time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Errorf("processes %v with %q are alive", aliveWith(s), s)
+			t.Errorf("processes %v with %q are alive", proctest.WithCmdline(s), s)
 			return
 		}
 		time.Sleep(d)
@@ -473,7 +451,7 @@ func TestSessionLimit(t *testing.T) {
 	t.Run("the least recently used is pruned", func(t *testing.T) {
 		t.Parallel()
 		e := open(t)
-		marker := uniqueSleep()
+		marker := proctest.UniqueSleep()
 		ids := startMany(t, e, 64, "sleep "+marker)
 		victim := ids[0]
 		touch(t, e, ids[1:]...)
@@ -485,7 +463,7 @@ func TestSessionLimit(t *testing.T) {
 		wantErr(t, err, "write_stdin failed: Unknown process id "+victim)
 		_, err = e.try("write_stdin", p("session_id", json.Number(id), "chars", "x"))
 		wantErr(t, err, "write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open")
-		if n := len(aliveWith(marker)); n > 64 {
+		if n := len(proctest.WithCmdline(marker)); n > 64 {
 			t.Errorf("%d processes alive: the pruned session was not killed", n)
 		}
 		e.Close()
@@ -494,7 +472,7 @@ func TestSessionLimit(t *testing.T) {
 	t.Run("an exited session is pruned first", func(t *testing.T) {
 		t.Parallel()
 		e := open(t)
-		marker := uniqueSleep()
+		marker := proctest.UniqueSleep()
 		ids := startMany(t, e, 63, "sleep "+marker)
 		early := running(t, parse(t, e.call(t, "exec_command", p("cmd", "sleep 0.3", "yield_time_ms", 250))), "")
 		if _, err := e.WaitSession(bounded(t), early); err != nil {
@@ -517,12 +495,12 @@ func TestSessionLimit(t *testing.T) {
 // with their children, and sweeps the ones that left the group (setsid).
 func TestSessionsDieWithTheEngine(t *testing.T) {
 	e := open(t)
-	marker := uniqueSleep()
+	marker := proctest.UniqueSleep()
 	for _, tty := range []bool{false, true} {
 		running(t, parse(t, e.call(t, "exec_command", p("cmd", "setsid sleep "+marker+" & sleep "+marker+" & sleep "+marker, "tty", tty, "yield_time_ms", 250))), "")
 	}
 	// Each session: its shell's children, one of them in a session of its own.
-	if n := len(aliveWith(marker)); n < 6 {
+	if n := len(proctest.WithCmdline(marker)); n < 6 {
 		t.Errorf("%d processes with the marker, want at least 6", n)
 	}
 	if err := e.Close(); err != nil {

@@ -1,0 +1,88 @@
+package proctest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A sleep started by the test is found by its command line and its marker, as a session leader when it
+// was started with setsid, and no longer once it is dead and reaped.
+func TestFindsWhatItStarted(t *testing.T) {
+	for _, setsid := range []bool{false, true} {
+		t.Run(fmt.Sprintf("setsid=%v", setsid), func(t *testing.T) {
+			d := UniqueSleep()
+			marker := "AGENTBASH_PROCTEST=" + d
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "sleep", d)
+			cmd.Env = append(os.Environ(), marker)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := cmd.Process.Pid
+			// The command line is the sleep's once execve is done: poll until it is.
+			Poll(10*time.Second, func() bool { return len(WithCmdline(d)) > 0 })
+			if got := WithCmdline(d); !slices.Equal(got, []int{pid}) {
+				t.Errorf("WithCmdline = %v, want [%d]", got, pid)
+			}
+			if got := Escaped(d); setsid != slices.Equal(got, []int{pid}) || !setsid && len(got) > 0 {
+				t.Errorf("Escaped = %v with setsid %v", got, setsid)
+			}
+			// The environment is laid out once execve is done: poll until it is.
+			if !Poll(10*time.Second, func() bool { return len(WithEnv(marker)) == 1 }) {
+				t.Fatalf("WithEnv = %v, want the sleep", WithEnv(marker))
+			}
+			if got := WithEnv(marker)[0]; got != strconv.Itoa(pid)+" sleep "+d+" " {
+				t.Errorf("WithEnv = %q", got)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			if got := WithCmdline(d); len(got) > 0 {
+				t.Errorf("a reaped process is listed: %v", got)
+			}
+			if got := WithEnv(marker); len(got) > 0 {
+				t.Errorf("a reaped process is listed: %v", got)
+			}
+		})
+	}
+}
+
+// A zombie (dead, not yet reaped) is not listed by its marker.
+func TestZombieNotListed(t *testing.T) {
+	d := UniqueSleep()
+	marker := "AGENTBASH_PROCTEST=" + d
+	cmd := exec.Command("sleep", d)
+	cmd.Env = append(os.Environ(), marker)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	if !Poll(10*time.Second, func() bool { return len(WithEnv(marker)) == 1 }) {
+		t.Fatal("the sleep is not found")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	if !Poll(10*time.Second, func() bool { f := statFields(cmd.Process.Pid); return len(f) > 0 && f[0] == "Z" }) {
+		t.Fatal("the killed sleep did not become a zombie")
+	}
+	if got := WithEnv(marker); len(got) > 0 {
+		t.Errorf("a zombie is listed: %v", got)
+	}
+}
+
+func TestPoll(t *testing.T) {
+	n := 0
+	if !Poll(10*time.Second, func() bool { n++; return n == 3 }) || n != 3 {
+		t.Errorf("Poll stopped after %d calls", n)
+	}
+	if Poll(time.Millisecond, func() bool { return false }) {
+		t.Error("Poll of a condition never true returned true")
+	}
+}
