@@ -2,4 +2,4 @@
 
 package conformance
 
-func init() { timeScale = 3 }
+func init() { timeScale, raceEnabled = 3, true }

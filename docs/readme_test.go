@@ -16,7 +16,8 @@ package docs_test
 //   - A command ending in `&` runs in the background; the next command starts once the `-addr HOST:PORT`
 //     the background command names accepts connections, and the block's processes are killed at its end.
 //     The address 127.0.0.1:8931 is replaced by a free port of the machine.
-//   - A command that runs python3 or node is skipped, with a message, when the machine has none.
+//   - A command that runs python3 or node is skipped, with a message, when the machine has none; one that
+//     runs the sandbox (-sandbox, sandbox check), when the machine cannot sandbox (runtime/sandbox.Check).
 //   - `agentbash` is the command built from this checkout, on PATH, and so are `go run ./cmd/agentbash`,
 //     `go build -o FILE ./cmd/agentbash` and `go install ./cmd/agentbash` (a shell function stands in for
 //     them with that one binary, and prints what go run prints on a non-zero exit);
@@ -44,6 +45,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentbash/agentbash/runtime/sandbox"
 )
 
 const readme = "../README.md"
@@ -272,6 +275,10 @@ func TestREADME(t *testing.T) {
 					t.Logf("%s: %s is not installed: not running %s", b, tool, c.key())
 					continue
 				}
+				if why := missingSandbox(c.text); why != "" {
+					t.Logf("%s: this machine cannot sandbox (%s): not running %s", b, why, c.key())
+					continue
+				}
 				c.text = strings.ReplaceAll(c.text, "127.0.0.1:8931", port)
 				run = append(run, c)
 			}
@@ -412,6 +419,21 @@ func freePort(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// missingSandbox says what this machine lacks when the command runs agentbash's sandbox (-sandbox, sandbox
+// check) and the machine cannot run workspace-write with and without the network; "" otherwise.
+func missingSandbox(cmd string) string {
+	if !regexp.MustCompile(`(^|\s)(-sandbox\s|sandbox check)`).MatchString(cmd) {
+		return ""
+	}
+	var why []string
+	for _, c := range []sandbox.Config{{Mode: sandbox.WorkspaceWrite}, {Mode: sandbox.WorkspaceWrite, Network: true}} {
+		for _, st := range sandbox.Check().Missing(c, os.Geteuid() == 0) {
+			why = append(why, string(st.Mechanism)+": "+st.Detail)
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // missingTool returns python3 or node when the command runs one that the machine lacks.

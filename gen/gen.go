@@ -206,7 +206,7 @@ func (g *generator) definitions() {
 				t := &g.v.Tools[i]
 				gr.Line().Values(
 					jen.Line().Id("Name").Op(":").Id(t.Go().Const),
-					jen.Line().Id("Description").Op(":").Add(text(t.Description)),
+					jen.Line().Id("Description").Op(":").Add(text(g.v.ToolDescription(t))),
 					jen.Line().Id("InputSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(text(readableJSON(t.InputSchema()))),
 					jen.Line(),
 				)

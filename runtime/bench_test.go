@@ -1,14 +1,19 @@
 package runtime_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -41,6 +46,58 @@ func BenchmarkCallTrue(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkCallSandboxed measures what the sandbox adds to a call: `true` through rye, alternately on an
+// unsandboxed engine and on one with the sandbox on (each mode), in the same loop so that both see the
+// same machine load. It reports the mean wall time of each (off-us/call, sandboxed-us/call) and the
+// difference (extra-us/call); ns/op is the pair. Issue 17's target: extra-us/call <= 2000.
+func BenchmarkCallSandboxed(b *testing.B) {
+	for _, c := range []sandbox.Config{
+		{Mode: sandbox.WorkspaceWrite},
+		{Mode: sandbox.ReadOnly},
+		{Mode: sandbox.WorkspaceWrite, Network: true},
+	} {
+		b.Run(strings.ReplaceAll(c.String(), " ", ""), func(b *testing.B) {
+			if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 {
+				b.Skipf("this machine cannot sandbox: %v", missing)
+			}
+			v, err := variants.Spec("rye")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws := b.TempDir()
+			off, err := runtime.New(v, runtime.WithWorkspace(ws))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer off.Close()
+			on, err := runtime.New(v, runtime.WithWorkspace(ws), runtime.WithSandbox(c))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer on.Close()
+			params := json.RawMessage(`{"command":"true"}`)
+			ctx := context.Background()
+			call := func(e *runtime.Engine) time.Duration {
+				start := time.Now()
+				res, err := e.Call(ctx, "bash", params)
+				if err != nil || !bytes.Contains(res, []byte(`"success":true`)) {
+					b.Fatalf("%s %v", res, err)
+				}
+				return time.Since(start)
+			}
+			var tOff, tOn time.Duration
+			for b.Loop() {
+				tOff += call(off)
+				tOn += call(on)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(tOff.Microseconds())/n, "off-us/call")
+			b.ReportMetric(float64(tOn.Microseconds())/n, "sandboxed-us/call")
+			b.ReportMetric(float64((tOn-tOff).Microseconds())/n, "extra-us/call")
 		})
 	}
 }

@@ -128,6 +128,21 @@ func (c *carrier) save(root, prefix string) {
 	}
 }
 
+// createCarryFiles creates the state files of a call, empty, for a sandbox to let the shell write them
+// (and only them); an empty file is one the shell did not get to write.
+func createCarryFiles(prefix string) ([]string, error) {
+	files := []string{prefix + ".cwd", prefix + ".env"}
+	for _, f := range files {
+		h, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			removeCarryFiles(prefix)
+			return nil, err
+		}
+		h.Close()
+	}
+	return files, nil
+}
+
 func removeCarryFiles(prefix string) {
 	_ = os.Remove(prefix + ".cwd")
 	_ = os.Remove(prefix + ".env")

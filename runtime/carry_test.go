@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -34,8 +35,23 @@ tools:
 
 // TestCarry: a tool that carries cwd and env starts each command where the last one ended, with what it
 // exported; a command that does not end by itself, or is not complete shell syntax, carries nothing; the
-// exit status is the command's own; a working directory sent as a parameter wins.
+// exit status is the command's own; a working directory sent as a parameter wins. The same holds under a
+// workspace-write sandbox, which lets the shell write its state files and nothing else outside the
+// workspace.
 func TestCarry(t *testing.T) {
+	for _, c := range []sandbox.Config{{}, {Mode: sandbox.WorkspaceWrite}} {
+		t.Run("sandbox "+c.String(), func(t *testing.T) {
+			var opts []runtime.Option
+			if c.Mode != sandbox.Off {
+				requireSandbox(t, c)
+				opts = append(opts, runtime.WithSandbox(c))
+			}
+			testCarry(t, opts...)
+		})
+	}
+}
+
+func testCarry(t *testing.T, opts ...runtime.Option) {
 	v, err := spec.Parse("carry.yaml", []byte(carrySpec))
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +60,7 @@ func TestCarry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := runtime.New(v, runtime.WithWorkspace(ws))
+	eng, err := runtime.New(v, append(opts, runtime.WithWorkspace(ws))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,5 +117,51 @@ func TestCarry(t *testing.T) {
 	}
 	if got := call(map[string]any{"command": "pwd"}); got != "/ws\n[0]" {
 		t.Errorf("after the directory is gone: %q", got)
+	}
+}
+
+// TestCarryReadOnly: a read-only sandbox lets the shell carry its directory and environment (the runtime's
+// own state files are the only files it may write) while the command itself writes nothing.
+func TestCarryReadOnly(t *testing.T) {
+	c := sandbox.Config{Mode: sandbox.ReadOnly}
+	requireSandbox(t, c)
+	v, err := spec.Parse("carry.yaml", []byte(carrySpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := runtime.New(v, runtime.WithWorkspace(ws), runtime.WithSandbox(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for i, tc := range []struct{ command, want string }{
+		{"cd a/b && export X=1", "[0]"},
+		{`pwd; echo "$X"`, "/ws/a/b\n1\n[0]"},
+		{"touch f 2>/dev/null; echo $?", "1\n[0]"},
+		{"cd ..", "[0]"},
+		{"pwd", "/ws/a\n[0]"},
+	} {
+		raw, _ := json.Marshal(map[string]any{"command": tc.command})
+		res, err := eng.Call(bounded(t), "bash", raw)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.command, err)
+		}
+		var got string
+		if err := json.Unmarshal(res, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got = strings.ReplaceAll(got, ws, "/ws"); got != tc.want {
+			t.Errorf("%d: %s: %q, want %q", i, tc.command, got, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "a", "b", "f")); !os.IsNotExist(err) {
+		t.Errorf("a read-only command wrote f: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime/policy"
+	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -51,6 +52,7 @@ type config struct {
 	argv      []string
 	terminal  io.Writer
 	policy    []policy.Option
+	sandbox   *sandbox.Config // WithSandbox; nil: the spec's sandbox block, if any
 }
 
 // WithWorkspace sets the workspace root: the default working directory and the confinement root.
@@ -92,6 +94,14 @@ func WithPolicyOptions(opts ...policy.Option) Option {
 	return func(c *config) { c.policy = append(c.policy, opts...) }
 }
 
+// WithSandbox confines every command the engine runs (runtime/sandbox: on Linux, Landlock for the
+// filesystem, and a user, PID, network and mount namespace per run), overriding the spec's sandbox block;
+// sandbox.Config{} (mode Off) turns a spec's sandbox off. In workspace-write mode the writable roots are
+// the engine's workspaces. Where the machine lacks a mechanism the configuration needs, each call fails
+// with the tool's spawn error naming it, unless BestEffort. The embedded shell cannot be sandboxed: New
+// fails.
+func WithSandbox(c sandbox.Config) Option { return func(cfg *config) { cfg.sandbox = &c } }
+
 // Engine runs the tools of one variant. It is safe for concurrent use. Close ends every process it left
 // running.
 type Engine struct {
@@ -102,6 +112,7 @@ type Engine struct {
 	bg       *registry
 	sess     *sessionRegistry
 	redact   *redactor
+	sandbox  *sandbox.Sandbox // nil: commands run unconfined
 	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
 	// their default working directory: resolved once per engine, whose roots are fixed for its life.
 	resolved sync.Map
@@ -157,12 +168,50 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	for i := range v.Tools {
 		e.tools[v.Tools[i].Name] = compileTool(v, &v.Tools[i])
 	}
+	if e.sandbox, err = e.newSandbox(); err != nil {
+		return nil, err
+	}
 	e.bg = newRegistry(v.Background)
 	e.sess = newSessionRegistry(v.Sessions)
 	if e.redact, err = newRedactor(v.Redact); err != nil {
 		return nil, fmt.Errorf("%s: redact: %w", v.File, err)
 	}
 	return e, nil
+}
+
+// newSandbox returns the engine's sandbox: WithSandbox's, else the spec's block; nil for none.
+func (e *Engine) newSandbox() (*sandbox.Sandbox, error) {
+	c := e.cfg.sandbox
+	if c == nil {
+		sb := e.v.Sandbox
+		if sb == nil {
+			return nil, nil
+		}
+		mode, err := sandbox.ParseMode(string(sb.Mode))
+		if err != nil {
+			return nil, e.v.ErrorAt("/sandbox/mode", "%v", err)
+		}
+		c = &sandbox.Config{Mode: mode, Network: sb.Network, BestEffort: sb.BestEffort}
+	}
+	if c.Mode == sandbox.Off {
+		return nil, nil
+	}
+	if e.v.Shell.Embedded {
+		return nil, fmt.Errorf("%s: the embedded shell runs inside this process and cannot be sandboxed (sandbox %s)", e.v.File, c.Mode)
+	}
+	roots := make([]string, len(e.cfg.named))
+	for i, w := range e.cfg.named {
+		roots[i] = w.Dir
+	}
+	return sandbox.New(*c, roots...)
+}
+
+// Sandbox returns the configuration the engine confines its commands with (mode Off: none).
+func (e *Engine) Sandbox() sandbox.Config {
+	if e.sandbox == nil {
+		return sandbox.Config{}
+	}
+	return e.sandbox.Config()
 }
 
 // Variant returns the spec the engine runs.
@@ -217,6 +266,9 @@ func (e *Engine) Close() error {
 	e.bg.close()
 	e.sess.close()
 	e.carry.close()
+	if e.sandbox != nil {
+		e.sandbox.Close()
+	}
 	return nil
 }
 

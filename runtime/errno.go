@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -45,7 +46,11 @@ func (c *call) spawnError(err error) (json.RawMessage, error) {
 		}
 	}
 	c.data.Message = err.Error()
-	if tmpl := c.e.v.Shell.SpawnError; tmpl != "" {
+	// A command the sandbox could not confine did not run: its message is the sandbox's own (the spec's
+	// template words an OS error as its host does, which would hide what is missing), rendered in the
+	// tool's spawn_error.EACCES or spawn_error case, as a spawn the host was denied (setErrno).
+	var sbe *sandbox.Error
+	if tmpl := c.e.v.Shell.SpawnError; tmpl != "" && !errors.As(err, &sbe) {
 		if msg, rerr := c.t.tmpl.render(tmpl, &c.data); rerr == nil {
 			c.data.Message = msg
 		}
@@ -61,8 +66,11 @@ func (c *call) spawnError(err error) (json.RawMessage, error) {
 // is ENOENT, as execvp reports it).
 func (c *call) setErrno(err error) {
 	var errno syscall.Errno
+	var sbe *sandbox.Error
 	if errors.Is(err, exec.ErrNotFound) {
 		errno = syscall.ENOENT
+	} else if errors.As(err, &sbe) {
+		errno = syscall.EACCES
 	} else if !errors.As(err, &errno) {
 		return
 	}

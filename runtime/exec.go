@@ -107,6 +107,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
 	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
 	carryPrefix := ""
+	var writable []string
 	if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
 	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {
@@ -117,6 +118,12 @@ func (c *call) exec() (json.RawMessage, error) {
 		carryPrefix = prefix
 		argv[len(argv)-1] = carryCommand(c.data.Command, prefix, t.spec.Carry)
 		defer removeCarryFiles(prefix) // what save did not read: a timeout, a cancel, a spawn error
+		if c.e.sandbox != nil {
+			// The sandbox lets the shell write these two files, and nothing else of the directory.
+			if writable, err = createCarryFiles(prefix); err != nil {
+				return nil, err
+			}
+		}
 	}
 	background := c.wantsBackground()
 	env := c.env()
@@ -141,7 +148,7 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 	}
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined,
-		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session}
+		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox, Writable: writable}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}

@@ -344,7 +344,7 @@ func (c *call) startSession() (json.RawMessage, error) {
 	out.open(win)
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: true,
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, PTY: tty,
-		OpenStdin: !tty && st.Stdin == spec.SessionStdinOpen}
+		OpenStdin: !tty && st.Stdin == spec.SessionStdinOpen, Sandbox: c.e.sandbox}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}

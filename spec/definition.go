@@ -23,9 +23,37 @@ func (v *Variant) Definitions() []Definition {
 	defs := make([]Definition, len(v.Tools))
 	for i := range v.Tools {
 		t := &v.Tools[i]
-		defs[i] = Definition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema()}
+		defs[i] = Definition{Name: t.Name, Description: v.ToolDescription(t), InputSchema: t.InputSchema()}
 	}
 	return defs
+}
+
+// ToolDescription is the description of a tool of v as the model sees it: its Description, and for a tool
+// that runs commands (kind exec) of a variant with a sandbox block, a paragraph saying what the sandbox
+// allows (Sandbox.Note). Without a sandbox block it is the Description, byte for byte.
+func (v *Variant) ToolDescription(t *Tool) string {
+	if v.Sandbox == nil || (t.Kind != KindExec && t.Kind != "") {
+		return t.Description
+	}
+	note := v.Sandbox.Note()
+	if t.Description == "" {
+		return note
+	}
+	return t.Description + "\n\n" + note
+}
+
+// Note is the sentence that tells a model what the sandbox allows its commands.
+func (s *Sandbox) Note() string {
+	var note string
+	if s.Mode == SandboxReadOnly {
+		note = "Commands run in a read-only sandbox: they can read files but not write any"
+	} else {
+		note = "Commands run in a sandbox: they can write files only in the workspace and in $TMPDIR (.git stays read-only)"
+	}
+	if s.Network {
+		return note + "."
+	}
+	return note + ", and have no network access."
 }
 
 // InputSchema returns the JSON Schema of the tool's parameters as the model sees it: an object whose properties

@@ -72,6 +72,14 @@ const (
 	FormatText Format = "text" // a string
 )
 
+// SandboxMode is what a sandboxed command may write.
+type SandboxMode string
+
+const (
+	SandboxReadOnly       SandboxMode = "read-only"       // nothing
+	SandboxWorkspaceWrite SandboxMode = "workspace-write" // the workspace and a private TMPDIR
+)
+
 // Expiry is what happens when a timeout passes.
 type Expiry string
 

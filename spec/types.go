@@ -33,6 +33,10 @@ type Variant struct {
 	// UnknownTool is the failure for a call to a tool the variant does not have, as the host reports it;
 	// data: .Tool. Without it such a call is the host's own error.
 	UnknownTool *Failure `yaml:"unknown_tool,omitempty" json:"unknown_tool,omitempty"`
+	// Sandbox confines every command the variant runs, by default (runtime/sandbox: Landlock and
+	// namespaces, Linux only); a host's runtime.WithSandbox overrides it. Each command-running tool's
+	// description tells the model (Variant.ToolDescription).
+	Sandbox *Sandbox `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
 
 	// Source cites where the contract comes from: the seed document and the upstream code, for a spec that
 	// reproduces one (optional for a tool of one's own).
@@ -116,6 +120,19 @@ type Shell struct {
 	// Session starts each command in a session of its own (setsid, Node's detached: true), so $$ is also
 	// the session id; otherwise in a process group of its own (setpgid). Either way the group is killed.
 	Session bool `yaml:"session,omitempty" json:"session,omitempty"`
+}
+
+// Sandbox is how a variant's commands are confined by default.
+type Sandbox struct {
+	// Mode is what commands may write: nothing (read-only), or only the workspace and a private
+	// temporary directory, their TMPDIR (workspace-write); a .git at the top of a workspace stays
+	// read-only.
+	Mode SandboxMode `yaml:"mode" json:"mode" jsonschema:"enum=read-only,enum=workspace-write"`
+	// Network lets commands use the network (default: a network namespace with only its own loopback).
+	Network bool `yaml:"network,omitempty" json:"network,omitempty"`
+	// BestEffort runs commands with the mechanisms the machine has when some are missing, instead of
+	// failing each call with a spawn error that names them.
+	BestEffort bool `yaml:"best_effort,omitempty" json:"best_effort,omitempty"`
 }
 
 // Tool is one model-facing tool.

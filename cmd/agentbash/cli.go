@@ -30,7 +30,7 @@ var (
 	runCmd = &command{
 		name:    "run",
 		summary: "run a command through a variant's tool and print what the host receives",
-		usage:   []string{"run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-params JSON | -- COMMAND...]"},
+		usage:   []string{"run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-sandbox MODE] [-params JSON | -- COMMAND...]"},
 		args: [][2]string{
 			{"VARIANT|SPEC.yaml", "a built-in variant (agentbash list) or a spec file"},
 			{"COMMAND...", "the command, its words joined with spaces, as the tool's command parameter"},
@@ -42,6 +42,7 @@ raises is printed on stderr as {"type":"ValueError","message":"..."} with exit s
 			"run rye -- echo hello",
 			`run toolregistry -params '{"command": "ls", "timeout": 5}'`,
 			"run codegensandbox -tool BashOutput -params '{\"bash_id\": \"1\"}'",
+			"run rye -sandbox workspace-write -- touch ../outside  # Permission denied: writes only in the workspace",
 		},
 	}
 	listCmd = &command{
@@ -61,7 +62,7 @@ raises is printed on stderr as {"type":"ValueError","message":"..."} with exit s
 	schemaCmd = &command{
 		name:    "schema",
 		summary: "print a variant's tool definitions as a model API takes them",
-		usage:   []string{"schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]"},
+		usage:   []string{"schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp] [-sandbox MODE]"},
 		args:    [][2]string{{"VARIANT|SPEC.yaml", "a built-in variant or a spec file"}},
 		about: `One JSON array per variant: openai (Chat Completions function tools), openai-responses (Responses
 function tools), anthropic (Messages tools), mcp (MCP Tool objects), jsonschema (a JSON Schema per tool).`,
@@ -70,7 +71,7 @@ function tools), anthropic (Messages tools), mcp (MCP Tool objects), jsonschema 
 	serveCmd = &command{
 		name:    "serve",
 		summary: "serve a variant to MCP clients (stdio, HTTP, SSE) or over the wire protocol",
-		usage:   []string{"serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]"},
+		usage:   []string{"serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-sandbox MODE]"},
 		args:    [][2]string{{"VARIANT|SPEC.yaml", "a built-in variant or a spec file"}},
 		about: `stdio is what an MCP client starts as a subprocess; http serves MCP streamable HTTP at /mcp, sse MCP
 HTTP+SSE at /sse (on 127.0.0.1 unless -addr says otherwise); wire is the JSON Lines protocol of
@@ -79,6 +80,7 @@ SIGTERM or SIGHUP, and first kills every process group it started. 'agentbash ta
 		examples: []string{
 			"serve codegensandbox",
 			"serve rye -transport http -addr 127.0.0.1:8080 -workspace ~/project",
+			"serve codegensandbox -sandbox workspace-write -workspace ~/project",
 		},
 	}
 	targetCmd = &command{
@@ -182,7 +184,7 @@ func init() {
 // allCommands lists the top-level commands in the order help shows them.
 func allCommands() []*command {
 	return []*command{runCmd, listCmd, matrixCmd, schemaCmd, serveCmd, conformanceCmd, specCmd, policyCmd,
-		genCmd, versionCmd, helpCmd, targetCmd}
+		genCmd, sandboxCmd, versionCmd, helpCmd, targetCmd}
 }
 
 const about = "agentbash: the Bash-tool contracts of agent frameworks, described in YAML: run them, serve them,\ngenerate typed Go adapters for them, and check implementations against them."

@@ -83,11 +83,11 @@ func TestHelpListsFlags(t *testing.T) {
 		path  []string
 		flags []string
 	}{
-		{[]string{"run"}, []string{"tool", "workspace", "params"}},
+		{[]string{"run"}, []string{"tool", "workspace", "params", "sandbox", "sandbox-network", "sandbox-best-effort"}},
 		{[]string{"list"}, []string{"host"}},
 		{[]string{"matrix"}, []string{"format"}},
-		{[]string{"schema"}, []string{"format"}},
-		{[]string{"serve"}, []string{"transport", "addr", "workspace"}},
+		{[]string{"schema"}, []string{"format", "sandbox", "sandbox-network"}},
+		{[]string{"serve"}, []string{"transport", "addr", "workspace", "sandbox", "sandbox-network", "sandbox-best-effort"}},
 		{[]string{"conformance"}, []string{"json", "junit", "v", "list", "trusted", "mcp", "mcp-http", "mcp-sse", "workspace", "run",
 			"skip", "deadline", "parallel", "time-scale", "baseline", "update-baseline", "tool"}},
 		{[]string{"policy", "check"}, []string{"policy"}},

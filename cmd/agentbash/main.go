@@ -2,17 +2,18 @@
 // in YAML. `agentbash help` lists the commands; `agentbash help COMMAND` (or `agentbash COMMAND -h`) gives a
 // command's arguments, flags and examples:
 //
-//	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-params JSON | -- COMMAND...]
+//	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-sandbox MODE] [-params JSON | -- COMMAND...]
 //	agentbash list [-host NAME]
 //	agentbash matrix [-format md|json] [SPEC.yaml...]
-//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]
-//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR]
+//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp] [-sandbox MODE]
+//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-sandbox MODE]
 //	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
 //	agentbash spec validate FILE...
 //	agentbash spec schema
 //	agentbash policy check VARIANT|SPEC.yaml [-policy NAME] -- COMMAND...
 //	agentbash policy list
 //	agentbash gen -spec FILE -out FILE [-pkg NAME] [-check]
+//	agentbash sandbox check
 //	agentbash version
 //	agentbash help [COMMAND [SUBCOMMAND]]
 //
@@ -59,6 +60,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		"spec":        func(a []string) int { return cmdSpec(a, stdout, stderr) },
 		"policy":      func(a []string) int { return cmdPolicy(a, stdout, stderr) },
 		"gen":         func(a []string) int { return cmdGen(a, stdout, stderr) },
+		"sandbox":     func(a []string) int { return cmdSandbox(a, stdout, stderr) },
 		"version":     func(a []string) int { return cmdVersion(a, stdout, stderr) },
 		"help":        func(a []string) int { return cmdHelp(a, stdout, stderr) },
 	}
@@ -99,8 +101,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		helpCmd.printHelp(stdout, nil)
 		return 0
 	}
-	if len(args) > 2 || len(args) == 2 && args[0] != specCmd.name && args[0] != policyCmd.name {
-		return helpCmd.usageError(stderr, "want a command, or spec or policy and a subcommand; got %q", strings.Join(args, " "))
+	if len(args) > 2 || len(args) == 2 && args[0] != specCmd.name && args[0] != policyCmd.name && args[0] != sandboxCmd.name {
+		return helpCmd.usageError(stderr, "want a command, or spec, policy or sandbox and a subcommand; got %q", strings.Join(args, " "))
 	}
 	return Main(append(args[:len(args):len(args)], "-h"), stdout, stderr)
 }
@@ -121,6 +123,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	toolName := fs.String("tool", "", "the `NAME` of the tool to call (default: the variant's first tool)")
 	workspace := fs.String("workspace", "", "the workspace root `DIR`, which must exist (default: the current directory)")
 	params := fs.String("params", "", "the parameters as a `JSON` object, as a model would send them")
+	sbx := addSandboxFlags(fs)
 	pos, code, ok := runCmd.parse(fs, flagArgs, stdout, stderr)
 	if !ok {
 		return code
@@ -142,6 +145,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	v, err := loadVariant(pos[0])
+	if err == nil {
+		err = sbx.apply(v, stderr)
+	}
 	if err != nil {
 		return runCmd.fail(stderr, err)
 	}

@@ -20,6 +20,7 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 		names = append(names, string(f))
 	}
 	format := fs.String("format", string(toolschema.JSONSchema), "one of "+strings.Join(names, ", "))
+	sbx := addSandboxFlags(fs)
 	pos, code, ok := schemaCmd.parse(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -33,6 +34,9 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 		return schemaCmd.usageError(stderr, "unknown format %q%s; formats: %s", *format, didYouMean(*format, names, ""), strings.Join(names, ", "))
 	}
 	v, err := loadVariant(pos[0])
+	if err == nil {
+		err = sbx.apply(v, io.Discard)
+	}
 	if err != nil {
 		return schemaCmd.fail(stderr, err)
 	}

@@ -23,6 +23,7 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	transport := fs.String("transport", serve.Stdio, "stdio (MCP), http (MCP streamable HTTP at /mcp), sse (MCP HTTP+SSE at /sse) or wire (the conformance wire protocol on stdin and stdout)")
 	addr := fs.String("addr", serve.DefaultAddr, "the `HOST:PORT` the http and sse transports listen on (port 0: any free port)")
 	workspace := fs.String("workspace", "", "the workspace root `DIR`, which must exist: the MCP server's, and the wire protocol's for a request that names none (default: the current directory)")
+	sbx := addSandboxFlags(fs)
 	pos, code, ok := serveCmd.parse(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -41,7 +42,7 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return serveCmd.fail(stderr, err)
 		}
 	}
-	return runServe(serveCmd, pos[0], serve.Config{Transport: *transport, Addr: *addr, Workspace: *workspace}, stdin, stdout, stderr)
+	return runServe(serveCmd, pos[0], serve.Config{Transport: *transport, Addr: *addr, Workspace: *workspace}, sbx, stdin, stdout, stderr)
 }
 
 // cmdTarget is `agentbash target VARIANT|SPEC.yaml`: serve -transport wire, kept for the scripts that call it.
@@ -53,11 +54,14 @@ func cmdTarget(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return targetCmd.usageError(stderr, "name one variant or spec file")
 	}
-	return runServe(targetCmd, pos[0], serve.Config{Transport: serve.Wire}, stdin, stdout, stderr)
+	return runServe(targetCmd, pos[0], serve.Config{Transport: serve.Wire}, nil, stdin, stdout, stderr)
 }
 
-func runServe(cmd *command, name string, c serve.Config, stdin io.Reader, stdout, stderr io.Writer) int {
+func runServe(cmd *command, name string, c serve.Config, sbx *sandboxFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	v, err := loadVariant(name)
+	if err == nil && sbx != nil {
+		err = sbx.apply(v, stderr)
+	}
 	if err != nil {
 		return cmd.fail(stderr, err)
 	}

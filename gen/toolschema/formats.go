@@ -48,7 +48,8 @@ type Annotations struct {
 // returns the whole output); a kill tool ends a process it started (destructive, idempotent, closed world).
 // Of the session tools, session_list only reads the registry (read-only, idempotent), session_read reads a
 // session's new output (read-only, not idempotent), session_kill is a kill; session_start and session_write
-// run or drive a command (as a command tool).
+// run or drive a command (as a command tool). A command runner (session_start and session_write included)
+// of a sandboxed variant is read-only in read-only mode, and closed world without the network.
 func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 	switch t.Kind {
 	case spec.KindPoll:
@@ -60,6 +61,12 @@ func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 		return Annotations{ReadOnlyHint: true, IdempotentHint: true}
 	case spec.KindSessionRead:
 		return Annotations{ReadOnlyHint: true}
+	}
+	if sb := v.Sandbox; sb != nil {
+		// A sandbox (spec.Sandbox) bounds what a command can reach: nothing written in read-only mode, no
+		// world beyond the machine without the network.
+		ro := sb.Mode == spec.SandboxReadOnly
+		return Annotations{ReadOnlyHint: ro, DestructiveHint: !ro, OpenWorldHint: sb.Network}
 	}
 	return Annotations{DestructiveHint: true, OpenWorldHint: true}
 }
@@ -73,9 +80,10 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		in := Input(t)
+		desc := v.ToolDescription(t)
 		switch f {
 		case JSONSchema:
-			out = append(out, documentOf(t, in))
+			out = append(out, documentOf(t.Name, desc, in))
 		case OpenAI:
 			out = append(out, struct {
 				Type     string `json:"type"`
@@ -84,7 +92,7 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
 				Parameters  json.RawMessage `json:"parameters"`
-			}{t.Name, t.Description, in}})
+			}{t.Name, desc, in}})
 		case OpenAIResponses:
 			out = append(out, struct {
 				Type        string          `json:"type"`
@@ -92,20 +100,20 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				Description string          `json:"description"`
 				Parameters  json.RawMessage `json:"parameters"`
 				Strict      bool            `json:"strict"`
-			}{"function", t.Name, t.Description, in, false})
+			}{"function", t.Name, desc, in, false})
 		case Anthropic:
 			out = append(out, struct {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
 				InputSchema json.RawMessage `json:"input_schema"`
-			}{t.Name, t.Description, in})
+			}{t.Name, desc, in})
 		case MCP:
 			out = append(out, struct {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
 				InputSchema json.RawMessage `json:"inputSchema"`
 				Annotations Annotations     `json:"annotations"`
-			}{t.Name, t.Description, in, ToolAnnotations(v, t)})
+			}{t.Name, desc, in, ToolAnnotations(v, t)})
 		}
 	}
 	b, err := jsonenc.MarshalIndent(out, "", "  ")
@@ -117,13 +125,13 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 
 // documentOf is a tool's input schema as a standalone JSON Schema document: the $schema, title and
 // description first, then the schema's own keywords in their order.
-func documentOf(t *spec.Tool, in json.RawMessage) json.RawMessage {
+func documentOf(name, desc string, in json.RawMessage) json.RawMessage {
 	var b []byte
 	b = append(b, `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":`...)
-	b = append(b, jsonenc.String(t.Name)...)
-	if t.Description != "" {
+	b = append(b, jsonenc.String(name)...)
+	if desc != "" {
 		b = append(b, `,"description":`...)
-		b = append(b, jsonenc.String(t.Description)...)
+		b = append(b, jsonenc.String(desc)...)
 	}
 	b = append(b, ',')
 	b = append(b, in[1:]...) // Input always writes an object with at least "type"

@@ -31,6 +31,7 @@ type Column struct {
 	Redaction  string `json:"redaction"`
 	Background string `json:"background"`
 	Sessions   string `json:"sessions"`
+	Sandbox    string `json:"sandbox"`
 	Errors     string `json:"errors"`
 	Result     string `json:"result"`
 	Hosts      string `json:"hosts"`
@@ -54,6 +55,7 @@ var rows = []struct {
 	{"secrets redacted", func(c *Column) string { return c.Redaction }},
 	{"background processes", func(c *Column) string { return c.Background }},
 	{"interactive sessions", func(c *Column) string { return c.Sessions }},
+	{"sandbox", func(c *Column) string { return c.Sandbox }},
 	{"error kinds", func(c *Column) string { return c.Errors }},
 	{"result", func(c *Column) string { return c.Result }},
 	{"host frameworks", func(c *Column) string { return c.Hosts }},
@@ -140,6 +142,7 @@ func Of(v *spec.Variant) Column {
 	c.Policies = policies(v)
 	c.Background = background(v)
 	c.Sessions = sessions(v)
+	c.Sandbox = sandboxed(v)
 	c.Errors = errorKinds(v)
 	c.Redaction = redaction(v)
 	c.Result = result(t)
@@ -419,4 +422,26 @@ func redaction(v *spec.Variant) string {
 		what = "results and errors"
 	}
 	return fmt.Sprintf("yes: %d rules on %s", len(r.Rules), what)
+}
+
+// sandboxed says how the variant's commands are confined by default: its sandbox block, or none (a host
+// can still turn the sandbox on: -sandbox, runtime.WithSandbox).
+func sandboxed(v *spec.Variant) string {
+	sb := v.Sandbox
+	if sb == nil {
+		if v.Shell.Embedded {
+			return "none (an embedded shell cannot be sandboxed)"
+		}
+		return "off (-sandbox MODE turns it on)"
+	}
+	s := string(sb.Mode)
+	if sb.Network {
+		s += ", network allowed"
+	} else {
+		s += ", no network"
+	}
+	if sb.BestEffort {
+		s += ", best effort"
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/internal/matrix"
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
 
@@ -63,8 +64,8 @@ func TestMatrix(t *testing.T) {
 	cols := builtins(t)
 	md := matrix.Markdown(cols)
 	lines := strings.Split(strings.TrimSpace(md), "\n")
-	if len(lines) != 18 {
-		t.Errorf("%d lines, want a header, a rule and 16 rows:\n%s", len(lines), md)
+	if len(lines) != 19 {
+		t.Errorf("%d lines, want a header, a rule and 17 rows:\n%s", len(lines), md)
 	}
 	for _, l := range lines {
 		if n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|"); n != len(cols)+2 {
@@ -104,9 +105,23 @@ func TestMatrix(t *testing.T) {
 		{by["codex"].Limit, "10000 tokens (4 bytes each) combined, the model's max_output_tokens up to 10000"},
 		{by["codex"].Sessions, "exec_command starts them (a PTY with tty); write_stdin writes (empty: a poll, 5000–300000 ms); random ids 1000–99999; at most 64, the least recently used pruned (8 most recent protected)"},
 		{by["rye"].Sessions, "no"},
+		{by["rye"].Sandbox, "off (-sandbox MODE turns it on)"},
+		{sandboxedRye(t).Sandbox, "workspace-write, no network"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
+}
+
+// sandboxedRye is rye with a sandbox block, as `agentbash matrix` reads a spec that has one (or `-sandbox`
+// sets it).
+func sandboxedRye(t *testing.T) matrix.Column {
+	t.Helper()
+	v, err := variants.Spec("rye")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Sandbox = &spec.Sandbox{Mode: spec.SandboxWorkspaceWrite}
+	return matrix.Of(v)
 }

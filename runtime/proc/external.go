@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/agentbash/agentbash/runtime/sandbox"
 )
 
 // attrs are the options of startExternal that the public Spec does not offer;
@@ -77,11 +79,20 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
 	var proc *os.Process
-	if watchdogEnabled() {
+	switch {
+	case s.Sandbox != nil:
+		// Started by the sandbox's helper, our child, which leads the group: see runtime/sandbox. It sets
+		// its own parent-death signal.
+		p.sandbox, err = s.Sandbox.Start(sandbox.Command{Path: path, Argv: s.Argv, Env: attr.Env, Dir: s.Dir,
+			Session: s.Session || s.PTY, Ctty: s.PTY, Stdin: stdin, Stdout: stdout, Stderr: stderr, Writable: s.Writable})
+		if err == nil {
+			proc, err = os.FindProcess(p.sandbox.Pid)
+		}
+	case watchdogEnabled():
 		// Dies with the host: see EnableWatchdog.
 		attr.Sys.Pdeathsig = syscall.SIGKILL
 		onSpawnThread(func() { proc, err = os.StartProcess(path, s.Argv, attr) })
-	} else {
+	default:
 		proc, err = os.StartProcess(path, s.Argv, attr)
 	}
 	if err != nil {
@@ -115,9 +126,9 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 	}
 	p.mu.Unlock()
 	ex := Exit{Started: started, Ended: time.Now()}
-	if werr == nil && p.sweepOwn {
+	if werr == nil && p.sweepOwn && (p.sandbox == nil || !p.sandbox.Contained()) {
 		// The processes that left the group: the leader is still unreaped, so no pid created after it
-		// can be its own.
+		// can be its own. (A sandbox's PID namespace left none: the kernel killed them with the helper.)
 		ex.Swept = sweep(p.marker, p.pid, started)
 	}
 
@@ -129,6 +140,12 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 		ex.Code = -1
 	default:
 		ws, _ := st.Sys().(syscall.WaitStatus)
+		if p.sandbox != nil {
+			// The program's own status, as the helper saw it; a helper that was killed reported none.
+			if w, ok := p.sandbox.Exit(); ok {
+				ws = w
+			}
+		}
 		switch {
 		case ws.Signaled():
 			ex.Code = -1
@@ -140,6 +157,9 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 	}
 	if ex.Err == nil && werr != nil {
 		ex.Err = werr
+	}
+	if p.sandbox != nil {
+		p.sandbox.Close()
 	}
 	p.finish(ex, pumps, readers)
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentbash/agentbash/runtime/sandbox"
 )
 
 // DefaultGrace is the [Spec.Grace] used when the field is zero.
@@ -79,6 +81,19 @@ type Spec struct {
 	// negative means not at all. Output already buffered in the pipes when
 	// the grace expires is delivered regardless.
 	Grace time.Duration
+
+	// Sandbox, if non-nil, confines the run (runtime/sandbox): the program
+	// is started through the sandbox's helper, which leads the process
+	// group (killing the group kills the sandbox, and with it everything
+	// the run started), and the Exit is the program's own. A machine that
+	// lacks what the sandbox needs makes Start fail with a
+	// *sandbox.Error. Not supported with Embedded. With PTY the terminal
+	// is the program's controlling terminal, as without a sandbox.
+	Sandbox *sandbox.Sandbox
+	// Writable are files, which must exist, that a sandboxed run may
+	// write (and truncate, not remove) whatever the sandbox's mode: the
+	// caller's own state files. Ignored without Sandbox.
+	Writable []string
 }
 
 // Exit is the outcome of a run, valid once [Process.Done] is closed.
@@ -133,6 +148,9 @@ type Process struct {
 	exited  bool // the shell's exit was observed; never signal the group after
 	killReq bool // Kill was called before exited
 
+	// sandbox is the run's sandbox launch, if any.
+	sandbox *sandbox.Launch
+
 	// Embedded shell only.
 	cancel   func()
 	handlers int           // exec handler calls in flight
@@ -150,6 +168,9 @@ func Start(s Spec) (*Process, error) {
 		return nil, err
 	}
 	if s.Embedded != "" {
+		if s.Sandbox != nil {
+			return nil, errors.New("proc: the embedded shell runs in this process and cannot be sandboxed")
+		}
 		if s.PTY || s.OpenStdin {
 			return nil, errors.New("proc: the embedded shell has no stdin to open and no terminal")
 		}

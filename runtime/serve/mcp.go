@@ -72,7 +72,7 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 		a := toolschema.ToolAnnotations(v, t)
 		m.srv.AddTool(&mcp.Tool{
 			Name:        t.Name,
-			Description: t.Description,
+			Description: v.ToolDescription(t),
 			InputSchema: toolschema.Input(t),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint},

@@ -1,0 +1,89 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentbash/agentbash/spec"
+
+	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/sandbox"
+	"github.com/agentbash/agentbash/variants"
+)
+
+// The sandbox changes no contract: every built-in variant run with the sandbox on (workspace-write and
+// read-only, no network; -short: workspace-write only) passes the whole suite against the unsandboxed
+// reference. The suite's commands write nothing and open no socket, so no case differs
+// (conformance/PROTOCOL.md, "Sandboxed targets"); requireConfined first shows the sandbox is on.
+func TestSandboxedBuiltins(t *testing.T) {
+	configs := []sandbox.Config{{Mode: sandbox.WorkspaceWrite}, {Mode: sandbox.ReadOnly}}
+	if testing.Short() {
+		configs = configs[:1]
+	}
+	for _, c := range configs {
+		if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 {
+			var why []string
+			for _, st := range missing {
+				why = append(why, string(st.Mechanism)+" ("+st.Detail+")")
+			}
+			t.Skipf("this machine cannot sandbox %s: missing %s", c, strings.Join(why, "; "))
+		}
+		for _, id := range variants.IDs() {
+			t.Run(c.Mode.String()+"/"+id, func(t *testing.T) {
+				v := mustVariant(t, id)
+				if v.Shell.Embedded {
+					t.Skipf("%s runs an embedded shell, which cannot be sandboxed", id)
+				}
+				if raceEnabled && v.Sessions != nil {
+					// A race-instrumented helper (this test binary) takes about a second to start here, and
+					// each case's fresh engine starts one: the sessions' one-second windows, even scaled, do
+					// not allow for it. Without the race detector every case passes.
+					t.Skipf("%s under the race detector: its session windows are shorter than a race-instrumented helper's start", id)
+				}
+				target := InProcess(v, runtime.WithSandbox(c))
+				requireConfined(t, v, target, c)
+				r, err := Check(context.Background(), v, target, Parallel(4), TimeScale(timeScale))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Passed == 0 || !r.OK() {
+					t.Errorf("summary:\n%s", r.Summary())
+				}
+				t.Logf("%s: %d passed, %d skipped, %d failed", id, r.Passed, r.Skipped, r.Failed)
+			})
+		}
+	}
+}
+
+// requireConfined makes sure the target is sandboxed as c says: a write outside the workspace (and, in
+// read-only mode, inside it) does not happen.
+func requireConfined(t *testing.T, v *spec.Variant, target Target, c sandbox.Config) {
+	t.Helper()
+	ws, outside := t.TempDir(), t.TempDir()
+	conn, err := target.Open(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tool := &v.Tools[0]
+	for i := range v.Tools {
+		if v.Tools[i].Param(spec.RoleCommand) != nil {
+			tool = &v.Tools[i]
+			break
+		}
+	}
+	set := map[string]any{tool.Param(spec.RoleCommand).Name: "echo x | tee " + outside + "/f " + ws + "/f"}
+	params := newToolInfo(v, tool).params(set)
+	if _, err := conn.Call(t.Context(), Request{Tool: tool.Name, Params: params, Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "f")); err == nil {
+		t.Fatalf("the sandboxed target wrote outside its workspace (%s)", params)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "f")); (err == nil) != (c.Mode == sandbox.WorkspaceWrite) {
+		t.Fatalf("%s: a write in the workspace: %v (%s)", c, err, params)
+	}
+}

@@ -1,0 +1,76 @@
+//go:build linux && !mips && !mipsle && !mips64 && !mips64le
+
+package confine
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// What the helper does inside the namespaces, before Landlock (a Landlock domain may not change mounts).
+
+// bindReadOnly binds path onto itself read-only, in the helper's mount namespace: writes beneath it fail
+// with EROFS, and it cannot be renamed or removed (a mount point is busy). The remount keeps the flags of
+// the mount it comes from, which a mount namespace owned by a user namespace may not drop (locked flags).
+func bindReadOnly(path string) error {
+	if err := syscall.Mount(path, path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+		return err
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return err
+	}
+	flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY)
+	for _, f := range [...]struct{ st, ms uintptr }{
+		{stNoSUID, syscall.MS_NOSUID},
+		{stNoDev, syscall.MS_NODEV},
+		{stNoExec, syscall.MS_NOEXEC},
+		{stNoAtime, syscall.MS_NOATIME},
+		{stNoDirAtime, syscall.MS_NODIRATIME},
+		{stRelAtime, syscall.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	return syscall.Mount("", path, "", flags, "")
+}
+
+// The statfs f_flags (ST_*), which differ from the MS_* flags for relatime.
+const (
+	stNoSUID     = 0x2
+	stNoDev      = 0x4
+	stNoExec     = 0x8
+	stNoAtime    = 0x400
+	stNoDirAtime = 0x800
+	stRelAtime   = 0x1000
+)
+
+// mountProc mounts a /proc of the helper's PID namespace over /proc, so that the run sees its own
+// processes only. It fails where the kernel refuses a new proc mount (a /proc with masked paths, as in
+// some containers); the run then sees the host's /proc (see the package documentation).
+func mountProc() error {
+	return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
+}
+
+// loopbackUp brings up the loopback interface of the helper's network namespace (it starts down), as
+// bubblewrap does: a run can talk to itself on 127.0.0.1 and nowhere else.
+func loopbackUp() error {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	// struct ifreq: the name in 16 bytes, then a union whose first member is the short flags.
+	var ifr [40]byte
+	copy(ifr[:], "lo")
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.SIOCGIFFLAGS, uintptr(unsafe.Pointer(&ifr[0]))); e != 0 {
+		return e
+	}
+	flags := *(*uint16)(unsafe.Pointer(&ifr[16]))
+	*(*uint16)(unsafe.Pointer(&ifr[16])) = flags | syscall.IFF_UP | syscall.IFF_RUNNING
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.SIOCSIFFLAGS, uintptr(unsafe.Pointer(&ifr[0]))); e != 0 {
+		return e
+	}
+	return nil
+}
