@@ -28,7 +28,7 @@ var mutants = []mutant{
 	{"proc: no group kill after the shell exits", "runtime/proc/external.go",
 		"_ = syscall.Kill(-p.pid, syscall.SIGKILL)", "_ = syscall.Getpid()", []string{"./runtime/proc"}},
 	{"proc: no survivor sweep", "runtime/proc/external.go",
-		"if werr == nil && p.sweepOwn {", "if false && werr == nil && p.sweepOwn {", []string{"./runtime/proc"}},
+		"if werr == nil && p.sweepOwn && (", "if false && werr == nil && p.sweepOwn && (", []string{"./runtime/proc"}},
 
 	// runtime: units, exit codes, rendering, confinement, limits.
 	{"runtime: milliseconds read as seconds", "spec/enums.go",
