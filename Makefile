@@ -9,9 +9,11 @@ test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
 
 # test-norace runs, without the race detector, the tests that it scales down or skips: memory bounds at full
-# size (the detector multiplies memory and time).
+# size (the detector multiplies memory and time), and the sandbox's 50 escapes of each form and the
+# conformance suite of every variant sandboxed, in process and served (a race-built sandbox helper takes
+# about a second to start).
 test-norace:
-	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth' ./runtime/textcap ./runtime ./cmd/agentbash
+	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth|SandboxNoSurvivor|SandboxedBuiltins|ConformanceCommandSandboxed' ./runtime/textcap ./runtime ./cmd/agentbash ./conformance
 
 # quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
 # the tests that run the go command to compile, and serve's 10,000-request growth test.

@@ -316,9 +316,15 @@ func TestSandboxNoSurvivor(t *testing.T) {
 	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
 	requireSandbox(t, c)
 	eng := sandboxed(t, c, t.TempDir())
+	// Under the race detector each run starts a race-built helper (about a second here): 5 runs of each
+	// form; `make test-norace` (CI) runs the 50.
+	runs := 50
+	if raceEnabled {
+		runs = 5
+	}
 	for _, e := range escapeCommands {
 		t.Run(e.name, func(t *testing.T) {
-			for range 50 {
+			for range runs {
 				s := proctest.UniqueSleep()
 				r := callRye(t, eng, strings.ReplaceAll(e.command, "SLEEP", s))
 				if r.Stdout != "hi\n" || r.ExitCode != 0 {
