@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agentbash/agentbash/spec"
@@ -24,12 +23,8 @@ func TestSandboxedBuiltins(t *testing.T) {
 		configs = configs[:1]
 	}
 	for _, c := range configs {
-		if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 {
-			var why []string
-			for _, st := range missing {
-				why = append(why, string(st.Mechanism)+" ("+st.Detail+")")
-			}
-			t.Skipf("this machine cannot sandbox %s: missing %s", c, strings.Join(why, "; "))
+		if why := sandbox.Unavailable(c); why != "" {
+			t.Skipf("this machine cannot sandbox %s: missing %s (agentbash sandbox check)", c, why)
 		}
 		for _, id := range variants.IDs() {
 			t.Run(c.Mode.String()+"/"+id, func(t *testing.T) {

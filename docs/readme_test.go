@@ -427,13 +427,12 @@ func missingSandbox(cmd string) string {
 	if !regexp.MustCompile(`(^|\s)(-sandbox\s|sandbox check)`).MatchString(cmd) {
 		return ""
 	}
-	var why []string
 	for _, c := range []sandbox.Config{{Mode: sandbox.WorkspaceWrite}, {Mode: sandbox.WorkspaceWrite, Network: true}} {
-		for _, st := range sandbox.Check().Missing(c, os.Geteuid() == 0) {
-			why = append(why, string(st.Mechanism)+": "+st.Detail)
+		if why := sandbox.Unavailable(c); why != "" {
+			return c.String() + ": " + why
 		}
 	}
-	return strings.Join(why, "; ")
+	return ""
 }
 
 // missingTool returns python3 or node when the command runs one that the machine lacks.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -61,8 +60,8 @@ func BenchmarkCallSandboxed(b *testing.B) {
 		{Mode: sandbox.WorkspaceWrite, Network: true},
 	} {
 		b.Run(strings.ReplaceAll(c.String(), " ", ""), func(b *testing.B) {
-			if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 {
-				b.Skipf("this machine cannot sandbox: %v", missing)
+			if why := sandbox.Unavailable(c); why != "" {
+				b.Skipf("this machine cannot sandbox %s: missing %s", c, why)
 			}
 			v, err := variants.Spec("rye")
 			if err != nil {

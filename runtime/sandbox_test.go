@@ -28,12 +28,8 @@ import (
 // no unprivileged user namespaces, or no Landlock).
 func requireSandbox(t testing.TB, c sandbox.Config) {
 	t.Helper()
-	if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 {
-		var why []string
-		for _, st := range missing {
-			why = append(why, string(st.Mechanism)+" ("+st.Detail+")")
-		}
-		t.Skipf("this machine cannot sandbox %s: missing %s (agentbash sandbox check)", c, strings.Join(why, "; "))
+	if why := sandbox.Unavailable(c); why != "" {
+		t.Skipf("this machine cannot sandbox %s: missing %s (agentbash sandbox check)", c, why)
 	}
 }
 

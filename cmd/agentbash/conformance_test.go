@@ -63,8 +63,8 @@ func TestConformanceCommandSandboxed(t *testing.T) {
 		if mode == "read-only" {
 			c.Mode = sandbox.ReadOnly
 		}
-		if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 {
-			t.Skipf("this machine cannot sandbox %s: missing %v (agentbash sandbox check)", c, missing)
+		if why := sandbox.Unavailable(c); why != "" {
+			t.Skipf("this machine cannot sandbox %s: missing %s (agentbash sandbox check)", c, why)
 		}
 		for _, id := range []string{"rye", "codex"} {
 			t.Run(mode+"/"+id, func(t *testing.T) {

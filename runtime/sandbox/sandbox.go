@@ -181,6 +181,16 @@ func (s Support) Missing(c Config, root bool) []Status {
 	return out
 }
 
+// Unavailable says why this machine cannot sandbox c for this process's user: the missing mechanisms,
+// each with what was found ("landlock (not in this kernel); ..."), or "" when it can.
+func Unavailable(c Config) string {
+	var why []string
+	for _, st := range Check().Missing(c, os.Geteuid() == 0) {
+		why = append(why, string(st.Mechanism)+" ("+st.Detail+")")
+	}
+	return strings.Join(why, "; ")
+}
+
 // usable returns s with the namespaces marked missing when they cannot be created: a host that is not
 // root creates them inside a user namespace.
 func (s Support) usable(root bool) Support {

@@ -127,6 +127,9 @@ func TestErrorText(t *testing.T) {
 
 func TestSimulate(t *testing.T) {
 	restore := sandbox.Simulate(sandbox.Landlock, "disabled by the test")
+	if got, want := sandbox.Unavailable(sandbox.Config{Mode: sandbox.ReadOnly}), "landlock (disabled by the test)"; !strings.HasPrefix(got, want) {
+		t.Errorf("Unavailable = %q, want it to start with %q", got, want)
+	}
 	s := sandbox.Check()
 	if s.Has(sandbox.Landlock) || s.LandlockABI != 0 {
 		t.Fatalf("Landlock still reported after Simulate: %+v", s)
@@ -136,6 +139,9 @@ func TestSimulate(t *testing.T) {
 		t.Errorf("missing = %+v", missing)
 	}
 	restore()
+	if got := sandbox.Unavailable(sandbox.Config{Mode: sandbox.ReadOnly}); strings.Contains(got, "disabled by the test") {
+		t.Errorf("Unavailable after restore = %q", got)
+	}
 	if got := sandbox.Check(); len(got.Mechanisms) != len(sandbox.Mechanisms()) {
 		t.Errorf("Check reports %d mechanisms, want %d", len(got.Mechanisms), len(sandbox.Mechanisms()))
 	}
