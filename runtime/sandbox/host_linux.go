@@ -440,13 +440,50 @@ func (s *Sandbox) tmpDir() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tmp == "" {
-		dir, err := os.MkdirTemp("", "agentbash-sandbox-")
+		staleOnce.Do(func() { removeStale(os.TempDir()) })
+		dir, err := os.MkdirTemp("", tmpPrefix+strconv.Itoa(os.Getpid())+"-")
 		if err != nil {
 			return "", err
 		}
 		s.tmp = dir
 	}
 	return s.tmp, nil
+}
+
+// tmpPrefix starts the name of every sandbox's temporary directory, followed by the pid of the host that
+// made it: agentbash-sandbox-PID-RANDOM.
+const tmpPrefix = "agentbash-sandbox-"
+
+var staleOnce sync.Once
+
+// removeStale removes the temporary directories in dir that hosts left behind when they were killed before
+// Close (a SIGKILL), with what their runs wrote in them: those whose host pid is no longer alive. A
+// directory of a live process is never touched, even if that pid was reused by another program (it is
+// then removed once that one ends); one of another user stays where the system does not let us remove it.
+func removeStale(dir string) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), tmpPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+			continue // alive (or not ours to signal): not stale
+		}
+		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
+			removed++
+		}
+	}
+	return removed
 }
 
 // Roots returns the roots its commands may write (none in read-only mode), besides each run's TMPDIR.
