@@ -265,8 +265,8 @@ func (b *builder) run(name, command string, more map[string]any, c Case) {
 func (b *builder) carry() {
 	var cwd, env bool
 	for _, w := range b.ti.t.Carry {
-		cwd = cwd || w == spec.CarryCwd
-		env = env || w == spec.CarryEnv
+		cwd = cwd || w == spec.CarriedCwd
+		env = env || w == spec.CarriedEnv
 	}
 	if !cwd && !env {
 		return

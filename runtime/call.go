@@ -501,7 +501,7 @@ func (c *call) applyWorkdir() error {
 	c.cwd = ws
 	// The default is reported as getcwd() reports a process's directory: physical, symlinks resolved.
 	c.data.Cwd = c.e.resolveRoot(ws)
-	if c.carries(spec.CarryCwd) {
+	if c.carries(spec.CarriedCwd) {
 		// The directory the last command ended in (still a directory), unless the call names one.
 		if d, ok := c.e.carry.get(ws).carriedDir(); ok {
 			c.cwd, c.data.Cwd = d, d

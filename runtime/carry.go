@@ -83,9 +83,9 @@ func carryCommand(command, prefix string, what []spec.CarryState) string {
 	b.WriteString("\n__agentbash_status=$?; {")
 	for _, w := range what {
 		switch w {
-		case spec.CarryCwd:
+		case spec.CarriedCwd:
 			b.WriteString(" pwd -P >|" + shellQuote(prefix+".cwd") + ";")
-		case spec.CarryEnv:
+		case spec.CarriedEnv:
 			b.WriteString(" env -0 >|" + shellQuote(prefix+".env") + ";")
 		}
 	}

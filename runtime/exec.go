@@ -280,7 +280,7 @@ func (c *call) wantsBackground() bool {
 // env is the inherited environment with the env parameter's pairs merged over it.
 func (c *call) env() []string {
 	env := c.e.cfg.env
-	if c.carries(spec.CarryEnv) {
+	if c.carries(spec.CarriedEnv) {
 		if carried := c.e.carry.get(c.workspace).env; carried != nil {
 			env = carried
 		}

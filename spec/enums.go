@@ -27,8 +27,8 @@ const (
 type CarryState string
 
 const (
-	CarryCwd CarryState = "cwd" // the working directory
-	CarryEnv CarryState = "env" // the exported environment
+	CarriedCwd CarryState = "cwd" // the working directory
+	CarriedEnv CarryState = "env" // the exported environment
 )
 
 // Role tells the runtime what a parameter means.
