@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentbash/agentbash/runtime/internal/osx"
 )
 
 // ioSetup builds the child's output files: a pipe and a pump per writer,
@@ -48,23 +50,6 @@ func openFile(name string, mode int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// pipe returns an output pipe: the read end ours, non-blocking in the
-// netpoller (its reads take deadlines); the write end the child's, blocking
-// and never in the netpoller (os.Pipe would register both, and StartProcess
-// make the child's blocking again).
-func pipe() (r, w *os.File, err error) {
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
-		return nil, nil, os.NewSyscallError("pipe2", err)
-	}
-	if err := syscall.SetNonblock(p[0], true); err != nil {
-		syscall.Close(p[0])
-		syscall.Close(p[1])
-		return nil, nil, os.NewSyscallError("fcntl", err)
-	}
-	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
-}
-
 // output returns the child's file for one output: file if non-nil, w itself
 // if it is an *os.File, /dev/null if w is nil or io.Discard, else the write
 // end of a new pipe pumped into w.
@@ -78,7 +63,7 @@ func (s *ioSetup) output(file *os.File, w io.Writer) (*os.File, error) {
 	if w == nil {
 		return s.null()
 	}
-	r, wr, err := pipe()
+	r, wr, err := osx.ReadPipe("|0", "|1") // ours read with deadlines, the child's blocking
 	if err != nil {
 		return nil, err
 	}

@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentbash/agentbash/runtime/internal/osx"
 )
 
 // The watchdog: when the host process dies, even of SIGKILL, the processes it started die too. See the
@@ -164,26 +165,12 @@ func unwatchGroup(pgid int) {
 	}
 }
 
-// spawnThread runs fn on an OS thread that never exits. PR_SET_PDEATHSIG fires when the thread that
-// forked the child exits, not the process: forking from a thread that lives as long as the process makes
-// it fire only when the process dies (Go ends a thread when a goroutine locked to it exits).
-var spawnThread = sync.OnceValue(func() chan<- func() {
-	ch := make(chan func())
-	go func() {
-		runtime.LockOSThread() // never unlocked: this goroutine never returns
-		for fn := range ch {
-			fn()
-		}
-	}()
-	return ch
-})
+// spawnThread is the OS thread that forks every run: PR_SET_PDEATHSIG fires when the thread that forked
+// a child exits, and this one lives as long as the process.
+var spawnThread = sync.OnceValue(osx.NewThread)
 
 // onSpawnThread runs fn on the spawning thread and waits for it.
-func onSpawnThread(fn func()) {
-	done := make(chan struct{})
-	spawnThread() <- func() { fn(); close(done) }
-	<-done
-}
+func onSpawnThread(fn func()) { spawnThread().Run(fn) }
 
 // runWatchdog is the watchdog process: it reads +pgid and -pgid lines from in until EOF (its host is
 // gone), then kills the groups whose leader is still alive and sweeps every process holding a marker of

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentbash/agentbash/runtime/internal/osx"
 	"github.com/agentbash/agentbash/runtime/sandbox/internal/confine"
 )
 
@@ -245,20 +246,10 @@ func probeAttr(p confine.Plan) *syscall.SysProcAttr {
 	return sys
 }
 
-// statusPipe returns a pipe: the read end ours, non-blocking in the netpoller (its reads take deadlines);
-// the write end the helper's, blocking and never in the netpoller (os.Pipe would register both, and
-// StartProcess make the child's end blocking again).
+// statusPipe returns the pipe of a helper's status: the read end ours, with deadlines; the write end the
+// helper's, blocking.
 func statusPipe() (r, w *os.File, err error) {
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
-		return nil, nil, os.NewSyscallError("pipe2", err)
-	}
-	if err := syscall.SetNonblock(p[0], true); err != nil {
-		syscall.Close(p[0])
-		syscall.Close(p[1])
-		return nil, nil, os.NewSyscallError("fcntl", err)
-	}
-	return os.NewFile(uintptr(p[0]), "|sandbox-status"), os.NewFile(uintptr(p[1]), "|sandbox-status"), nil
+	return osx.ReadPipe("|sandbox-status", "|sandbox-status")
 }
 
 // Sandbox is a Config bound to the roots its commands may write: what runtime/proc starts a command

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agentbash/agentbash/runtime/internal/osx"
 	"github.com/agentbash/agentbash/runtime/sandbox/internal/confine"
 )
 
@@ -28,19 +28,10 @@ var spawner struct {
 
 func init() { spawner.fd = -1 }
 
-// spawnerThread starts the spawner from an OS thread that lives as long as this process: the spawner's
-// parent-death signal, and its helpers' (their parent, through CLONE_PARENT, is that thread), fire when
-// the thread ends, and Go ends a thread when a goroutine locked to it returns.
-var spawnerThread = sync.OnceValue(func() chan<- func() {
-	ch := make(chan func())
-	go func() {
-		runtime.LockOSThread() // never unlocked: this goroutine never returns
-		for fn := range ch {
-			fn()
-		}
-	}()
-	return ch
-})
+// spawnerThread is the OS thread the spawner is started from, living as long as this process: the
+// spawner's parent-death signal, and its helpers' (their parent, through CLONE_PARENT, is that thread),
+// fire when the thread ends.
+var spawnerThread = sync.OnceValue(osx.NewThread)
 
 // spawnTimeout bounds a request to the spawner (it answers in well under a millisecond).
 const spawnTimeout = 30 * time.Second
@@ -150,17 +141,14 @@ func startSpawnerLocked(user bool) error {
 		sys.AmbientCaps = []uintptr{capSysAdmin, capNetAdmin}
 	}
 	var proc *os.Process
-	done := make(chan struct{})
-	spawnerThread() <- func() {
-		defer close(done)
+	spawnerThread().Run(func() {
 		proc, err = os.StartProcess("/proc/self/exe", []string{confine.SpawnerName}, &os.ProcAttr{
 			Dir:   "/",
 			Env:   []string{confine.Env + "=" + confine.Spawner},
 			Files: []*os.File{null, null, null, child},
 			Sys:   sys,
 		})
-	}
-	<-done
+	})
 	if err != nil {
 		syscall.Close(fds[0])
 		return &Error{Step: "spawner", Err: err}
