@@ -153,6 +153,19 @@ func (v *Variant) check() Errors {
 			if rule.Replace != "" {
 				c.template(rp+"/replace", rule.Replace)
 			}
+			for _, x := range []struct{ key, re string }{{"open", rule.Open}, {"close", rule.Close}, {"partial", rule.Partial}} {
+				if x.re == "" {
+					continue
+				}
+				if re, err := regexp.Compile(x.re); err != nil {
+					c.errf(rp+"/"+x.key, "%s does not compile: %v", x.key, err)
+				} else if re.MatchString("") {
+					c.errf(rp+"/"+x.key, "%s matches the empty string", x.key)
+				}
+			}
+			if rule.Close != "" && rule.Open == "" {
+				c.errf(rp+"/close", "close needs open: it ends a secret that open starts")
+			}
 		}
 		for i, name := range r.Tools {
 			if !tools[name] {
