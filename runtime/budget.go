@@ -80,9 +80,12 @@ func (c *call) budgetText(b *spec.Budget, n int, sn textcap.Snapshot, lines int6
 	if b.Unit == spec.BudgetChars {
 		total = sn.Chars
 	}
+	live := c.data.Running
 	if total <= limit && sn.Complete {
 		c.data.KeptLines = countLines(sn.Head)
-		return sn.Head, false
+		text, carry := c.redactPiece(piece{text: sn.Head, carry: c.carry, open: live})
+		c.carry = carry
+		return text, false
 	}
 	left := limit / 2
 	right := limit - left
@@ -116,12 +119,14 @@ func (c *call) budgetText(b *spec.Budget, n int, sn textcap.Snapshot, lines int6
 		notice, _ := c.t.tmpl.render(b.Notice, &d)
 		out.WriteString(notice)
 	}
+	c.data.KeptLines = countLinesOf(out.String(), prefix, marker, suffix)
+	// The cut is between prefix and suffix: each is redacted knowing it.
+	prefix, _ = c.redactPiece(piece{text: prefix, carry: c.carry, open: true})
+	suffix, c.carry = c.redactPiece(piece{text: suffix, after: true, open: live})
 	out.WriteString(prefix)
 	out.WriteString(marker)
 	out.WriteString(suffix)
-	text := out.String()
-	c.data.KeptLines = countLines(text)
-	return text, true
+	return out.String(), true
 }
 
 // floorBoundary is the largest character boundary of s at or below i.
@@ -148,6 +153,22 @@ func lastChars(s string, n int) string {
 		i -= size
 	}
 	return s[i:]
+}
+
+// countLinesOf counts the lines of the concatenation of parts.
+func countLinesOf(parts ...string) int64 {
+	var n int64
+	last := ""
+	for _, p := range parts {
+		n += int64(strings.Count(p, "\n"))
+		if p != "" {
+			last = p
+		}
+	}
+	if last != "" && !strings.HasSuffix(last, "\n") {
+		n++
+	}
+	return n
 }
 
 // countLines counts lines as Rust's str::lines does: a last line without "\n" counts.

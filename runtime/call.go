@@ -52,6 +52,9 @@ type call struct {
 	// budget is the call's output budget (output.budget), and window the capture it cuts.
 	budget int
 	window *window
+	// carry is what the output a session read redacts continues (the end of the previous read), and then
+	// what the next read continues.
+	carry string
 }
 
 // deferredFail is an on_type failure raised when the command would start.

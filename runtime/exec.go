@@ -380,23 +380,25 @@ func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
 	}
 	o := c.t.spec.Output
 	total := sn.Bytes
+	sanitize := func(s string) string { return s }
+	if o.Decode == spec.DecodeRaw && o.Sanitize != "" {
+		sanitize = func(s string) string { return textcap.Sanitize(s, o.Sanitize == spec.SanitizePerByte) }
+	}
 	var text string
 	truncated := false
 	switch {
 	case o.Truncate != nil:
 		var err error
-		text, truncated, err = sn.Truncate(c.limit(o.Truncate))
+		text, truncated, err = c.cut(c.limit(o.Truncate), sn.Truncate, sanitize, c.data.Running)
 		if err != nil {
-			text = sn.Head
+			text = sanitize(sn.Head)
 		}
 	case !sn.Complete && !c.ropeStreams():
 		// Beyond the runtime's safety bound: keep what was kept.
-		text, truncated = sn.Head, true
+		text, truncated = sanitize(sn.Head), true
+		text, _ = c.redactPiece(piece{text: text, open: true})
 	default:
-		text = sn.Head
-	}
-	if o.Decode == spec.DecodeRaw && o.Sanitize != "" {
-		text = textcap.Sanitize(text, o.Sanitize == spec.SanitizePerByte)
+		text, _ = c.redactPiece(piece{text: sanitize(sn.Head), open: c.data.Running})
 	}
 	return text, truncated, total
 }

@@ -42,6 +42,9 @@ type bgShell struct {
 
 	mu     sync.Mutex
 	polled [2]int // bytes of stdout and stderr already returned, for poll: new
+	// carry is the end of the stdout and stderr the last poll: new returned, which redaction reads the
+	// next poll's after.
+	carry [2]string
 }
 
 var errLimit = errors.New("background limit reached")
@@ -199,14 +202,25 @@ func (c *call) poll() (json.RawMessage, error) {
 	}
 	so, se := sh.streams()
 	out, errText := so.Head, se.Head
-	if c.e.bg.cfg.Poll == spec.PollNew {
-		sh.mu.Lock()
+	// Redaction reads each stream knowing where it stops (a running shell, or its buffer's limit) and, for
+	// poll: new, what the last poll ended in.
+	outPiece := piece{open: c.data.Running || !so.Complete}
+	errPiece := piece{open: c.data.Running || !se.Complete}
+	pollNew := c.e.bg.cfg.Poll == spec.PollNew
+	if pollNew {
+		sh.mu.Lock() // until the carry is updated: polls of a shell read its output in turn
 		out, errText = out[min(sh.polled[0], len(out)):], errText[min(sh.polled[1], len(errText)):]
 		sh.polled = [2]int{len(so.Head), len(se.Head)}
+		outPiece.carry, errPiece.carry = sh.carry[0], sh.carry[1]
+	}
+	outPiece.text, errPiece.text = textcap.Sanitize(out, true), textcap.Sanitize(errText, true)
+	var carry [2]string
+	c.data.Stdout, carry[0] = c.redactPiece(outPiece)
+	c.data.Stderr, carry[1] = c.redactPiece(errPiece)
+	if pollNew {
+		sh.carry = carry
 		sh.mu.Unlock()
 	}
-	c.data.Stdout = textcap.Sanitize(out, true)
-	c.data.Stderr = textcap.Sanitize(errText, true)
 	c.data.StdoutBytes, c.data.StderrBytes = so.Bytes, se.Bytes
 	c.data.StdoutKept, c.data.StderrKept = int64(len(so.Head)), int64(len(se.Head))
 	c.data.StdoutTruncated = !so.Complete

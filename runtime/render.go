@@ -72,7 +72,7 @@ func (c *call) renderText(tmpl string, tr *spec.Truncate) (string, error) {
 		return "", err
 	}
 	rope := splitRope(text, pieces)
-	out, _, err := rope.Truncate(c.limit(tr))
+	out, _, err := c.cut(c.limit(tr), rope.Truncate, nil, c.data.Running)
 	return out, err
 }
 

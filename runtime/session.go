@@ -49,6 +49,9 @@ type session struct {
 
 	// calls serialises the calls on the session: one window at a time.
 	calls sync.Mutex
+	// carry is the end of the output the last call answered, which redaction reads the next one after
+	// (under calls).
+	carry string
 	// used is the registry clock of the last call that named the session (under the registry's mu).
 	used int64
 }
@@ -465,13 +468,16 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 	s.out.close()
 	sn := win.capture.Snapshot()
 	total := sn.Bytes
+	c.data.Running, c.carry = !exited, s.carry // redaction: where the output goes on, what it continues
 	if b := c.t.spec.Output.Budget; b != nil {
 		c.data.Output, c.data.OutputTruncated = c.budgetText(b, budget, sn, win.lines(total))
 	} else {
 		c.data.Output, c.data.OutputTruncated = sn.Head, !sn.Complete
 		c.data.Units, c.data.Lines = total, win.lines(total)
 		c.data.KeptLines = countLines(sn.Head)
+		c.data.Output, c.carry = c.redactPiece(piece{text: sn.Head, carry: c.carry, open: !exited || !sn.Complete})
 	}
+	s.carry = c.carry
 	c.data.OutputBytes = total
 	c.data.Stdout, c.data.StdoutBytes, c.data.StdoutTruncated = c.data.Output, total, c.data.OutputTruncated
 	c.data.Truncated = c.data.OutputTruncated

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -48,8 +50,32 @@ func (c *checker) template(pointer, text string) {
 	}
 	if _, err := Execute(t, sample); err != nil {
 		c.errf(pointer, "%s", templateProblem(err))
+		return
+	}
+	// Again on data as large as a call's may be, for a template whose work grows faster than its data (a
+	// value doubled in a loop): its budget is not proportional, so it fails here rather than on a call.
+	if ts := stateOf(t); ts == nil || !ts.builds {
+		return // writes what the data holds, no more
+	}
+	if _, err := Execute(t, largeSample()); errors.Is(err, ErrTemplateBudget) || errors.Is(err, ErrTemplateOutput) {
+		c.errf(pointer, "on data whose texts are %d bytes each, %v", largeText, err)
 	}
 }
+
+// largeText is the size of each text of largeSample.
+const largeText = 4096
+
+// largeSample is sample with the texts a call takes from its command, its output or its parameters made
+// largeText bytes long.
+var largeSample = sync.OnceValue(func() Data {
+	d := sample
+	big := func(s string) string { return strings.Repeat(s, largeText/len(s)+1)[:largeText] }
+	d.Command, d.Stdout, d.Stderr, d.Output = big(d.Command), big(d.Stdout), big(d.Stderr), big(d.Output)
+	d.Message, d.Input, d.Match, d.Err = big(d.Message), big(d.Input), big(d.Match), big(d.Err)
+	d.Params = map[string]any{"command": d.Command}
+	d.Value = d.Command
+	return d
+})
 
 func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 	if f == nil {
@@ -126,6 +152,19 @@ func (v *Variant) check() Errors {
 			}
 			if rule.Replace != "" {
 				c.template(rp+"/replace", rule.Replace)
+			}
+			for _, x := range []struct{ key, re string }{{"open", rule.Open}, {"close", rule.Close}, {"partial", rule.Partial}} {
+				if x.re == "" {
+					continue
+				}
+				if re, err := regexp.Compile(x.re); err != nil {
+					c.errf(rp+"/"+x.key, "%s does not compile: %v", x.key, err)
+				} else if re.MatchString("") {
+					c.errf(rp+"/"+x.key, "%s matches the empty string", x.key)
+				}
+			}
+			if rule.Close != "" && rule.Open == "" {
+				c.errf(rp+"/close", "close needs open: it ends a secret that open starts")
 			}
 		}
 		for i, name := range r.Tools {

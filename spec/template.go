@@ -113,58 +113,134 @@ type SessionInfo struct {
 	Tty      bool
 }
 
-// Funcs are the functions templates may call, in addition to text/template's built-ins.
-var Funcs = template.FuncMap{
-	// json encodes a value as JSON (no HTML escaping).
-	"json": func(v any) (string, error) {
-		b, err := jsonenc.Marshal(v)
-		return string(b), err
-	},
-	// printf is text/template's printf with bounded widths and precisions.
-	"printf": boundedPrintf,
-	// goquote is Go's %q.
-	"goquote": strconv.Quote,
-	// hasSuffix and hasPrefix are the strings functions.
-	"hasSuffix": strings.HasSuffix,
-	"hasPrefix": strings.HasPrefix,
-	// join joins its non-empty arguments with sep (Python "sep".join of the truthy parts).
-	"join": func(sep string, parts ...string) string {
-		var keep []string
-		for _, p := range parts {
-			if p != "" {
-				keep = append(keep, p)
+// Funcs are the functions templates may call, in addition to text/template's built-ins. A template
+// compiled by ParseTemplateFor gets its own copies, which charge what they build and do to the budget of
+// the execution (Execute); these, outside one, only refuse to build a value over TemplateOutput bytes.
+var Funcs = funcsFor(nil, false)
+
+// funcsFor makes the template functions of a template whose executions st budgets (nil: none); with
+// builtins, also text/template's built-ins that take work or memory in proportion to their arguments
+// (comparisons, print, html, js, urlquery), so that every one charges the budget.
+func funcsFor(st *execState, builtins bool) template.FuncMap {
+	m := template.FuncMap{
+		// json encodes a value as JSON (no HTML escaping).
+		"json": func(v any) (string, error) {
+			if s, ok := v.(string); ok {
+				if err := st.reserve(6*len(s) + 2); err != nil {
+					return "", err
+				}
 			}
+			b, err := jsonenc.Marshal(v)
+			if err != nil {
+				return "", err
+			}
+			return string(b), st.build(len(b))
+		},
+		// printf is text/template's printf with bounded widths and precisions.
+		"printf": func(format string, args ...any) (string, error) {
+			if err := st.reserve(printfEstimate(format, args)); err != nil {
+				return "", err
+			}
+			s, err := boundedPrintf(format, args...)
+			if err != nil {
+				return "", err
+			}
+			return s, st.build(len(s))
+		},
+		// goquote is Go's %q.
+		"goquote": func(s string) (string, error) {
+			if err := st.reserve(4*len(s) + 2); err != nil {
+				return "", err
+			}
+			q := strconv.Quote(s)
+			return q, st.build(len(q))
+		},
+		// hasSuffix and hasPrefix are the strings functions.
+		"hasSuffix": func(s, suffix string) (bool, error) {
+			return strings.HasSuffix(s, suffix), st.step(1 + len(suffix)/stepBytes)
+		},
+		"hasPrefix": func(s, prefix string) (bool, error) {
+			return strings.HasPrefix(s, prefix), st.step(1 + len(prefix)/stepBytes)
+		},
+		// join joins its non-empty arguments with sep (Python "sep".join of the truthy parts).
+		"join": func(sep string, parts ...string) (string, error) {
+			n, keep := 0, 0
+			for _, p := range parts {
+				if p != "" {
+					n += len(p)
+					keep++
+				}
+			}
+			if keep > 1 {
+				n += len(sep) * (keep - 1)
+			}
+			if err := st.build(n); err != nil {
+				return "", err
+			}
+			var b strings.Builder
+			b.Grow(n)
+			first := true
+			for _, p := range parts {
+				if p == "" {
+					continue
+				}
+				if !first {
+					b.WriteString(sep)
+				}
+				b.WriteString(p)
+				first = false
+			}
+			return b.String(), nil
+		},
+		// concat concatenates its arguments.
+		"concat": func(parts ...string) (string, error) {
+			n := 0
+			for _, p := range parts {
+				n += len(p)
+			}
+			if err := st.build(n); err != nil {
+				return "", err
+			}
+			return strings.Join(parts, ""), nil
+		},
+		// pynum formats a number as Python's str() of the value the model sent (120, 1.5, 1e-05 -> as JSON).
+		"pynum": func(v any) (string, error) { return pynum(v), st.step(1) },
+		// int truncates a number toward zero.
+		"int": func(v any) (int64, error) { return int64(toFloat(v)), st.step(1) },
+		// pytype names the Python type of a JSON value as json.loads made it (str, int, float, bool, NoneType,
+		// list, dict).
+		"pytype": func(v any) (string, error) { return pytype(v), st.step(1) },
+		// gonum formats a number as Go's %v of a float64 (600, 1.5).
+		"gonum": func(v any) (string, error) {
+			return strconv.FormatFloat(toFloat(v), 'g', -1, 64), st.step(1)
+		},
+		// add sums numbers: an integer when every one is integral, else a float.
+		"add": func(vs ...any) (any, error) {
+			var sum float64
+			for _, v := range vs {
+				sum += toFloat(v)
+			}
+			if err := st.step(1 + len(vs)); err != nil {
+				return nil, err
+			}
+			if sum == math.Trunc(sum) && math.Abs(sum) < 1<<53 {
+				return int64(sum), nil
+			}
+			return sum, nil
+		},
+		// round rounds a number to a number of decimal places, halves away from zero (Rust's f32::round of
+		// x*10^n, divided back).
+		"round": func(v any, places int) (float64, error) {
+			p := math.Pow(10, float64(min(max(places, 0), 15)))
+			return math.Round(toFloat(v)*p) / p, st.step(1)
+		},
+	}
+	if builtins {
+		for name, f := range budgetedBuiltins(st) {
+			m[name] = f
 		}
-		return strings.Join(keep, sep)
-	},
-	// concat concatenates its arguments.
-	"concat": func(parts ...string) string { return strings.Join(parts, "") },
-	// pynum formats a number as Python's str() of the value the model sent (120, 1.5, 1e-05 -> as JSON).
-	"pynum": pynum,
-	// int truncates a number toward zero.
-	"int": func(v any) int64 { return int64(toFloat(v)) },
-	// pytype names the Python type of a JSON value as json.loads made it (str, int, float, bool, NoneType,
-	// list, dict).
-	"pytype": pytype,
-	// gonum formats a number as Go's %v of a float64 (600, 1.5).
-	"gonum": func(v any) string { return strconv.FormatFloat(toFloat(v), 'g', -1, 64) },
-	// add sums numbers: an integer when every one is integral, else a float.
-	"add": func(vs ...any) any {
-		var sum float64
-		for _, v := range vs {
-			sum += toFloat(v)
-		}
-		if sum == math.Trunc(sum) && math.Abs(sum) < 1<<53 {
-			return int64(sum)
-		}
-		return sum
-	},
-	// round rounds a number to a number of decimal places, halves away from zero (Rust's f32::round of
-	// x*10^n, divided back).
-	"round": func(v any, places int) float64 {
-		p := math.Pow(10, float64(min(max(places, 0), 15)))
-		return math.Round(toFloat(v)*p) / p
-	},
+	}
+	return m
 }
 
 // toFloat reads a number from any form the template data holds (json.Number as sent, float64, int).
@@ -273,24 +349,29 @@ func ParseTemplate(name, text string) (*template.Template, error) {
 }
 
 // ParseTemplateFor compiles a spec template with Funcs, for data of the given type; name is used in error
-// messages. A spec template cannot run away: it may not define or call other templates, it may range only
+// messages. A spec template cannot run away: it may not define or call other templates; it may range only
 // over a list or a map that the data holds (never over a number, so every loop is bounded by the data),
-// and printf rejects widths and precisions that would allocate without bound. Execute it with Execute,
-// which bounds its output.
+// and inside a range only over the element it is on (or a part of it), so nested loops walk the data
+// rather than multiply it; and printf rejects widths and precisions that would allocate without bound.
+// Execute it with Execute or ExecuteLimit, which bound what one execution writes, what its functions
+// build and the steps it takes.
 func ParseTemplateFor(name, text string, data any) (*template.Template, error) {
-	t, err := template.New(name).Funcs(Funcs).Option("missingkey=error").Parse(text)
+	st := &execState{}
+	t, err := template.New(name).Funcs(funcsFor(st, true)).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, err
 	}
 	if len(t.Templates()) > 1 {
 		return nil, fmt.Errorf("a spec template may not define templates (define, block)")
 	}
-	if t.Tree == nil || t.Tree.Root == nil {
-		return t, nil
+	work := 0
+	if t.Tree != nil && t.Tree.Root != nil {
+		if err := checkTemplate(t.Tree.Root, reflect.TypeOf(data), scope{}); err != nil {
+			return nil, err
+		}
+		work = rangeWork(t.Tree.Root)
 	}
-	if err := checkTemplate(t.Tree.Root, reflect.TypeOf(data), scope{}); err != nil {
-		return nil, err
-	}
+	register(t, &templateState{own: st, rangeWork: work, builds: work > 0 || builds(t.Tree)})
 	return t, nil
 }
 
@@ -299,41 +380,163 @@ func ParseTemplateFor(name, text string, data any) (*template.Template, error) {
 // tool's own size limits.
 const TemplateOutput = 16 << 20
 
+// TemplateSteps is the number of steps one execution may take: each write, each function call (and one
+// more per stepBytes bytes a comparison or a prefix test reads), and, charged before it starts, each node
+// of a range's body once for every iteration the range could make over the data.
+const TemplateSteps = 1 << 20
+
+// stepBytes is how many bytes a comparison reads per step.
+const stepBytes = 4096
+
 // ErrTemplateOutput is returned (wrapped) when a template writes more than its output budget.
 var ErrTemplateOutput = errors.New("the template writes more than its output budget")
 
+// ErrTemplateBudget is returned (wrapped) when the values a template's functions build together exceed its
+// output budget, or when it takes more than TemplateSteps steps.
+var ErrTemplateBudget = errors.New("the template exceeds its budget")
+
 // Execute runs a template compiled by ParseTemplateFor and returns its output, failing with
-// ErrTemplateOutput past TemplateOutput bytes.
+// ErrTemplateOutput past TemplateOutput bytes written and with ErrTemplateBudget past as many bytes built by
+// its functions or past TemplateSteps steps.
 func Execute(t *template.Template, data any) (string, error) {
 	return ExecuteLimit(t, data, TemplateOutput)
 }
 
-// ExecuteLimit is Execute with an output budget of limit bytes.
+// ExecuteLimit is Execute with an output budget of limit bytes (and as many for the values its functions
+// build).
 func ExecuteLimit(t *template.Template, data any, limit int) (string, error) {
-	w := &budgetWriter{left: limit, limit: limit}
-	err := t.Execute(w, data)
-	return w.b.String(), err
-}
-
-type budgetWriter struct {
-	b           strings.Builder
-	left, limit int
-}
-
-func (w *budgetWriter) Write(p []byte) (int, error) {
-	if len(p) > w.left {
-		return 0, fmt.Errorf("%w (%d bytes)", ErrTemplateOutput, w.limit)
+	b := &budget{outLeft: limit, outLimit: limit, buildLeft: limit, buildLimit: limit, stepsLeft: TemplateSteps}
+	ts := stateOf(t)
+	if ts == nil { // not compiled by ParseTemplateFor: only the output is bounded
+		err := t.Execute(b, data)
+		return b.out.String(), err
 	}
-	w.left -= len(p)
-	return w.b.Write(p)
+	if ts.rangeWork > 0 {
+		// Every range iterates at most once per element of the data's lists and maps (a nested range walks
+		// the element it is on), or up to an integer the data holds in one (a default from the spec): its
+		// body's nodes are charged that many times before the execution starts.
+		w := width(reflect.ValueOf(data), false, TemplateSteps/ts.rangeWork+1)
+		if err := b.step(ts.rangeWork * w); err != nil {
+			return "", fmt.Errorf("template: %s: ranges over data of %d elements: %w", t.Name(), w, err)
+		}
+	}
+	err := ts.execute(t, b, data)
+	return b.out.String(), err
 }
 
-// scope is what a range may iterate besides the data's lists and maps: the variables declared by the
-// ranges around a node, and dot when the nearest construct that set it is a range (each an element of a
-// list or a map, read from JSON).
+// building are the functions whose results grow with their arguments.
+var building = []string{"concat", "join", "printf", "json", "goquote", "print", "println", "html", "js", "urlquery"}
+
+// builds reports a template that calls a function of building.
+func builds(tree *parse.Tree) bool {
+	if tree == nil || tree.Root == nil {
+		return false
+	}
+	found := false
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		if found || n == nil {
+			return
+		}
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.IdentifierNode:
+			found = slices.Contains(building, n.Ident)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			found = true
+		}
+	}
+	walk(tree.Root)
+	return found
+}
+
+// rangeWork is what the ranges of a template do per element of its data: for each range, the nodes of its
+// body (a range nested in it counts as one node there, and its own body is counted for itself).
+func rangeWork(n parse.Node) int {
+	work := 0
+	var size func(n parse.Node) int
+	size = func(n parse.Node) int {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n == nil {
+				return 0
+			}
+			k := 0
+			for _, c := range n.Nodes {
+				k += size(c)
+			}
+			return k
+		case *parse.ActionNode:
+			return 1 + size(n.Pipe)
+		case *parse.PipeNode:
+			if n == nil {
+				return 0
+			}
+			k := len(n.Decl)
+			for _, c := range n.Cmds {
+				k += size(c)
+			}
+			return k
+		case *parse.CommandNode:
+			k := 1
+			for _, a := range n.Args {
+				k += size(a)
+			}
+			return k
+		case *parse.IfNode:
+			return 1 + size(n.Pipe) + size(n.List) + size(n.ElseList)
+		case *parse.WithNode:
+			return 1 + size(n.Pipe) + size(n.List) + size(n.ElseList)
+		case *parse.RangeNode:
+			work += 1 + size(n.List)
+			return 1 + size(n.Pipe) + size(n.ElseList)
+		}
+		return 1
+	}
+	size(n)
+	return work
+}
+
+// scope is what a range may iterate besides the data's lists and maps: the element variables declared by
+// the ranges around a node, and dot when the nearest construct that set it is a range (an element of a
+// list or a map). Each carries the depth of the range that set it (1 for the outermost) and its type when
+// the data's type says it (nil for a value read from JSON).
 type scope struct {
-	vars       []string
+	vars       []rangeVar
+	depth      int
 	dotElement bool
+	dotType    reflect.Type
+}
+
+type rangeVar struct {
+	name  string
+	depth int
+	typ   reflect.Type
 }
 
 // without forgets variables that a declaration or an assignment may have set to anything.
@@ -341,16 +544,18 @@ func (sc scope) without(decl []*parse.VariableNode) scope {
 	if len(decl) == 0 {
 		return sc
 	}
-	out := scope{dotElement: sc.dotElement}
+	out := sc
+	out.vars = nil
 	for _, v := range sc.vars {
-		if !slices.ContainsFunc(decl, func(d *parse.VariableNode) bool { return d.Ident[0] == v }) {
+		if !slices.ContainsFunc(decl, func(d *parse.VariableNode) bool { return d.Ident[0] == v.name }) {
 			out.vars = append(out.vars, v)
 		}
 	}
 	return out
 }
 
-// checkTemplate walks a template's tree: no template calls, and every range over a list or a map.
+// checkTemplate walks a template's tree: no template calls, every range over a list or a map, and a range
+// inside a range only over the element the outer one is on.
 func checkTemplate(n parse.Node, data reflect.Type, sc scope) error {
 	switch n := n.(type) {
 	case *parse.ListNode:
@@ -378,20 +583,20 @@ func checkTemplate(n parse.Node, data reflect.Type, sc scope) error {
 	case *parse.WithNode:
 		sc = sc.without(n.Pipe.Decl)
 		inner := sc
-		inner.dotElement = false // with sets dot to anything
+		inner.dotElement, inner.dotType = false, nil // with sets dot to anything
 		if err := checkTemplate(n.List, data, inner); err != nil {
 			return err
 		}
 		return checkTemplate(n.ElseList, data, sc)
 	case *parse.RangeNode:
-		if err := checkRange(n.Pipe, data, sc); err != nil {
+		elem, err := checkRange(n.Pipe, data, sc)
+		if err != nil {
 			return err
 		}
-		inner := scope{vars: slices.Clone(sc.vars), dotElement: true}
-		for _, v := range n.Pipe.Decl {
-			if !n.Pipe.IsAssign {
-				inner.vars = append(inner.vars, v.Ident[0])
-			}
+		inner := scope{vars: slices.Clone(sc.vars), depth: sc.depth + 1, dotElement: true, dotType: elem}
+		if d := n.Pipe.Decl; len(d) > 0 && !n.Pipe.IsAssign {
+			// {{range $e := x}} and {{range $i, $e := x}}: only $e is an element ($i is an index or a key).
+			inner.vars = append(inner.vars, rangeVar{name: d[len(d)-1].Ident[0], depth: inner.depth, typ: elem})
 		}
 		if err := checkTemplate(n.List, data, inner); err != nil {
 			return err
@@ -402,57 +607,75 @@ func checkTemplate(n parse.Node, data reflect.Type, sc scope) error {
 }
 
 // checkRange accepts a range over a field (or a chain of fields) of the data that holds a list or a map (or
-// a value read from JSON, which never holds a Go integer), or over a variable a range around it declared.
-func checkRange(p *parse.PipeNode, data reflect.Type, sc scope) error {
+// a value read from JSON, which never holds a Go integer), or over the element a range around it is on (dot,
+// or its variable) or a field of it. Inside a range, only the element of the innermost range around it (or
+// a part of it) may be ranged over: a range over anything else would repeat its whole walk once per
+// element, and nested ranges would multiply (five nested ranges over the parameters take n^5 steps). It
+// returns the type of the elements when the data's type says it.
+func checkRange(p *parse.PipeNode, data reflect.Type, sc scope) (reflect.Type, error) {
 	bad := fmt.Errorf("range over %s: a spec template ranges only over a list or a map the data holds, never over a number", p)
 	if len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return bad
+		return nil, bad
 	}
 	var fields []string
+	depth, t := 0, data // what the expression starts from: the data (depth 0), or an element
 	switch a := p.Cmds[0].Args[0].(type) {
 	case *parse.DotNode:
-		if sc.dotElement {
-			return nil
+		if !sc.dotElement {
+			return nil, bad
 		}
-		return bad
+		depth, t = sc.depth, sc.dotType
 	case *parse.FieldNode:
 		if sc.dotElement {
-			return nil // a field of an element read from JSON
+			depth, t = sc.depth, sc.dotType // a field of the element
 		}
 		fields = a.Ident
 	case *parse.VariableNode:
 		if a.Ident[0] != "$" {
-			if slices.Contains(sc.vars, a.Ident[0]) {
-				return nil
+			i := slices.IndexFunc(sc.vars, func(v rangeVar) bool { return v.name == a.Ident[0] })
+			if i < 0 {
+				return nil, bad
 			}
-			return bad
+			depth, t = sc.vars[i].depth, sc.vars[i].typ
 		}
 		fields = a.Ident[1:]
 	default:
-		return bad
+		return nil, bad
 	}
-	t := data
 	for _, f := range fields {
 		for t != nil && t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
 		if t == nil || t.Kind() != reflect.Struct {
-			break // inside a map or an interface: values read from JSON
+			t = nil // inside a map or an interface: values read from JSON
+			break
 		}
 		sf, ok := t.FieldByName(f)
 		if !ok {
-			return bad
+			return nil, bad
 		}
 		t = sf.Type
 	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var elem reflect.Type
 	if t != nil {
 		switch t.Kind() {
-		case reflect.Map, reflect.Slice, reflect.Array, reflect.Interface:
+		case reflect.Map, reflect.Slice, reflect.Array:
+			elem = t.Elem()
+			if elem.Kind() == reflect.Interface {
+				elem = nil
+			}
+		case reflect.Interface:
 		default:
-			return bad
+			return nil, bad
 		}
 	}
-	return nil
+	if sc.depth > 0 && depth != sc.depth {
+		return nil, fmt.Errorf("range over %s inside another range: a spec template nests a range only over the element the range around it is on (dot or its variable, or a field of it), so that nested ranges walk the data instead of multiplying it", p)
+	}
+	return elem, nil
 }
 
 // boundedPrintf is fmt.Sprintf for templates, without widths or precisions from arguments (%*d) and with

@@ -453,7 +453,10 @@ type Background struct {
 }
 
 // Redact replaces secrets in what the tools answer. Each rule is applied in order to the whole text, each
-// match replaced by the rule's Replace template; a later rule sees what the earlier ones wrote.
+// match replaced by the rule's Replace template; a later rule sees what the earlier ones wrote. A command's
+// output is first redacted in pieces that know their edges (a truncation's cut, a running command, the
+// previous poll), so that what a cut or a poll leaves of a secret is redacted too (RedactRule.Open, Close
+// and Partial).
 type Redact struct {
 	// Rules are applied in order.
 	Rules []RedactRule `yaml:"rules" json:"rules" jsonschema:"minItems=1"`
@@ -471,4 +474,15 @@ type RedactRule struct {
 	Pattern string `yaml:"pattern" json:"pattern"`
 	// Replace is the template each match becomes; data: .Name, .Match. Default: [REDACTED:{{.Name}}].
 	Replace string `yaml:"replace,omitempty" json:"replace,omitempty"`
+	// Open is the start of a secret that Pattern ends further on (a PEM header). An Open that no match of
+	// Pattern covers (the secret's end was cut off, not written yet, or never written) is redacted from its
+	// start to the end of the text.
+	Open string `yaml:"open,omitempty" json:"open,omitempty"`
+	// Close is the end of a secret that Open starts (a PEM footer). A text that starts after a cut (the tail
+	// a truncation keeps) is redacted from its start through a Close that no Open precedes.
+	Close string `yaml:"close,omitempty" json:"close,omitempty"`
+	// Partial is what a cut, or the end of what a running command wrote so far, may leave of a secret (a
+	// token's known prefix and part of its body): a match of it that reaches the end of a text cut there is
+	// redacted.
+	Partial string `yaml:"partial,omitempty" json:"partial,omitempty"`
 }

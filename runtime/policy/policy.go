@@ -35,7 +35,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"text/template"
 	"unicode/utf8"
@@ -133,7 +132,7 @@ func compileMessage(name, text string, groups int) (*message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message template %q does not parse: %v", text, err)
 	}
-	if err := t.Execute(io.Discard, sampleData(groups)); err != nil {
+	if _, err := spec.Execute(t, sampleData(groups)); err != nil {
 		return nil, fmt.Errorf("message template %q fails on sample data: %v", text, err)
 	}
 	return &message{t: t, text: text}, nil
@@ -366,7 +365,7 @@ func noGroups(name string, m *message) error {
 	if m == nil {
 		return nil
 	}
-	if err := m.t.Execute(io.Discard, sampleData(0)); err != nil {
+	if _, err := spec.Execute(m.t, sampleData(0)); err != nil {
 		return &Error{Policy: name, Field: "message", Err: fmt.Errorf("message template %q fails without capture groups: %v", m.text, err)}
 	}
 	return nil
