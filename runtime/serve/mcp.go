@@ -65,18 +65,27 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 	}
 	m := &MCP{c: c}
 	m.calls, m.cancel = context.WithCancel(context.Background())
+	instructions := v.Summary
+	if instructions == "" {
+		instructions = v.Title
+	}
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: v.Title, Version: opts.Version},
-		&mcp.ServerOptions{Logger: logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+		&mcp.ServerOptions{Logger: logger, Instructions: instructions,
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		a := toolschema.ToolAnnotations(v, t)
-		m.srv.AddTool(&mcp.Tool{
+		tool := &mcp.Tool{
 			Name:        t.Name,
 			Description: v.ToolDescription(t),
 			InputSchema: toolschema.Input(t),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint},
-		}, m.handler(t.Name, string(t.Results.Format) == "json"))
+		}
+		if out := toolschema.Output(t); out != nil {
+			tool.OutputSchema = json.RawMessage(out)
+		}
+		m.srv.AddTool(tool, m.handler(t.Name, string(t.Results.Format) == "json"))
 	}
 	return m
 }
