@@ -126,6 +126,11 @@ func (p *Pool) Call(ctx context.Context, workspace, tool string, params json.Raw
 		return nil, err
 	}
 	defer p.release(e)
+	if m := callMetaFrom(ctx); m != nil {
+		mw := *m
+		mw.Workspace = e.dir
+		ctx = withCallMeta(ctx, &mw)
+	}
 	ctx, stop := mergeCancel(ctx, p.base)
 	defer stop()
 	return e.eng.Call(ctx, tool, params)
