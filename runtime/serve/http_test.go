@@ -80,3 +80,51 @@ func TestHTTPDeleteCancelsCalls(t *testing.T) {
 	cancel()
 	<-called
 }
+
+// The end of an HTTP+SSE session's event stream (the client went away) cancels its calls and kills their
+// process groups.
+func TestSSEStreamEndCancelsCalls(t *testing.T) {
+	v := mustSpec(t, "toolregistry")
+	eng, err := runtime.New(v, runtime.WithWorkspace(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMCP(v, eng, nil)
+	srv := httptest.NewServer(m.SSEHandler())
+	t.Cleanup(func() {
+		m.Close()
+		srv.Close()
+		eng.Close()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.SSEClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Sessions() != 1 {
+		t.Errorf("%d sessions, want 1", m.Sessions())
+	}
+	sleep := proctest.UniqueSleep()
+	// The call's own context is not cancelled: no notifications/cancelled, the stream's end alone.
+	called := make(chan struct{})
+	go func() {
+		defer close(called)
+		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: json.RawMessage(`{"command":"sleep ` + sleep + `","timeout":null}`)})
+	}()
+	defer func() {
+		m.Close()
+		cs.Close()
+		<-called
+	}()
+	if !proctest.Poll(10*time.Second, func() bool { return len(proctest.WithCmdline(sleep)) > 0 }) {
+		t.Fatal("the sleep did not start")
+	}
+	cancel() // ends the client's event stream
+	if !proctest.Poll(10*time.Second, func() bool { return len(proctest.WithCmdline(sleep)) == 0 }) {
+		t.Errorf("the sleep outlived its session's stream: %v", proctest.WithCmdline(sleep))
+	}
+	if !proctest.Poll(10*time.Second, func() bool { return m.Sessions() == 0 }) {
+		t.Errorf("%d sessions after the stream's end", m.Sessions())
+	}
+}
