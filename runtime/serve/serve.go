@@ -7,6 +7,10 @@
 //     SSEHandler serve it, Server gives the SDK server for another transport.
 //   - ServeWire serves the wire protocol on any io.Reader and io.Writer, running each request on a Backend
 //     by its workspace; a Pool is the backend that keeps one engine per workspace, closing idle ones.
+//   - Over a network: Protect wraps an HTTP handler with a bearer token and a read deadline on request
+//     bodies; the MCP handlers bound their sessions and close idle ones (MCPOptions); Elicit is the
+//     runtime.Approver that asks an MCP client's user about a call a policy asks about; AuditLog is the
+//     runtime.CallObserver that writes one JSON line per call.
 //
 // Lifecycle: calls run concurrently and are answered by id. Cancelling a call (MCP's
 // notifications/cancelled; the end of the input on the wire protocol and on stdio; ctx's end) cancels its
