@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -107,13 +108,28 @@ func readBody(h http.Handler, timeout time.Duration) http.Handler {
 }
 
 // newHTTPServer is the server of the HTTP transports: headers within 10 seconds (or ReadTimeout if
-// shorter), idle keep-alive connections closed after two minutes.
-func newHTTPServer(h http.Handler, o HTTPOptions) *http.Server {
+// shorter), idle keep-alive connections closed after two minutes; its errors go to logw, but for failed
+// TLS handshakes (a port probe, a client that does not trust the certificate: the client knows).
+func newHTTPServer(h http.Handler, o HTTPOptions, logw io.Writer) *http.Server {
 	rt := o.ReadTimeout
 	if rt <= 0 {
 		rt = DefaultReadTimeout
 	}
-	return &http.Server{Handler: h, ReadHeaderTimeout: min(maxHeaderWait, rt), IdleTimeout: 2 * time.Minute}
+	if logw == nil {
+		logw = io.Discard
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: min(maxHeaderWait, rt), IdleTimeout: 2 * time.Minute,
+		ErrorLog: log.New(serverLog{logw}, "agentbash serve: ", 0)}
+}
+
+// serverLog writes the HTTP server's log lines but those of failed TLS handshakes.
+type serverLog struct{ w io.Writer }
+
+func (l serverLog) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("TLS handshake error")) {
+		return len(p), nil
+	}
+	return l.w.Write(p)
 }
 
 // loopback reports whether a listener is reachable from this machine only.

@@ -223,7 +223,7 @@ func httpServer(t *testing.T, h http.Handler) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := newHTTPServer(Protect(h, HTTPOptions{}), HTTPOptions{})
+	hs := newHTTPServer(Protect(h, HTTPOptions{}), HTTPOptions{}, nil)
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 	return "http://" + ln.Addr().String()
@@ -279,7 +279,12 @@ func TestHTTPToken(t *testing.T) {
 				o.TLSCert, o.TLSKey = certFile, keyFile
 				base.TLSClientConfig = &tls.Config{RootCAs: pool}
 			}
-			url := runServer(t, Config{Variant: mustSpec(t, "rye"), Transport: HTTP, HTTP: o})
+			var log syncBuffer
+			url := runServer(t, Config{Variant: mustSpec(t, "rye"), Transport: HTTP, HTTP: o, Log: &log})
+			// A probe that connects and leaves (a port scan, a readiness check) is not worth a log line.
+			if conn, err := net.Dial("tcp", strings.TrimSuffix(url[strings.Index(url, "//")+2:], "/mcp")); err == nil {
+				conn.Close()
+			}
 			if want := map[bool]string{false: "http://", true: "https://"}[tc.tls]; !strings.HasPrefix(url, want) {
 				t.Fatalf("the URL %s is not %s", url, want)
 			}
@@ -299,6 +304,9 @@ func TestHTTPToken(t *testing.T) {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo hi"}})
 			if err != nil || !strings.Contains(textOf(res), `"stdout":"hi\n"`) {
 				t.Errorf("a call with the token: %v %v", res, err)
+			}
+			if strings.Contains(log.String(), "handshake") {
+				t.Errorf("the log: %s", log.String())
 			}
 		})
 	}

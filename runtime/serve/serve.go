@@ -205,7 +205,7 @@ func serveHTTP(ctx context.Context, c Config, m *MCP) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(path, Protect(h, o))
-	hs := newHTTPServer(mux, o)
+	hs := newHTTPServer(mux, o, c.Log)
 	served := make(chan error, 1)
 	scheme := "http"
 	if tlsConfig != nil {
