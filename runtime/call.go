@@ -55,6 +55,12 @@ type call struct {
 	// carry is what the output a session read redacts continues (the end of the previous read), and then
 	// what the next read continues.
 	carry string
+
+	// For a CallObserver: the result case rendered, the exit code the call saw, and what an Approver was
+	// asked and answered.
+	outcome         spec.Outcome
+	sawExit         *int
+	asked, approved bool
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -400,6 +406,9 @@ func (c *call) check(ch *spec.Check) error {
 		}
 		verdict := chk.Check(c.data.Command)
 		if verdict.Allowed {
+			return nil
+		}
+		if verdict.Decision == "ask" && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
 			return nil
 		}
 		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether

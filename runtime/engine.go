@@ -53,6 +53,8 @@ type config struct {
 	terminal  io.Writer
 	policy    []policy.Option
 	sandbox   *sandbox.Config // WithSandbox; nil: the spec's sandbox block, if any
+	approver  Approver        // WithApprover
+	observer  CallObserver    // WithCallObserver
 }
 
 // WithWorkspace sets the workspace root: the default working directory and the confinement root.
@@ -230,11 +232,22 @@ func (e *Engine) Policy(name string) (policy.Checker, bool) {
 // receives it: a JSON object, or a JSON string for text tools. A raised error is a *ToolError; any other
 // error (a cancelled context, a closed engine, an unknown tool) is the caller's.
 func (e *Engine) Call(ctx context.Context, toolName string, params json.RawMessage) (json.RawMessage, error) {
+	if e.cfg.observer == nil {
+		res, _, err := e.call(ctx, toolName, params)
+		return res, err
+	}
+	res, c, err := e.call(ctx, toolName, params)
+	e.observe(ctx, c, toolName, params, res, err)
+	return res, err
+}
+
+// call runs one call; c is nil when the call did not start (a closed engine, an unknown tool).
+func (e *Engine) call(ctx context.Context, toolName string, params json.RawMessage) (json.RawMessage, *call, error) {
 	e.mu.Lock()
 	closed := e.closed
 	e.mu.Unlock()
 	if closed {
-		return nil, fmt.Errorf("agentbash: engine is closed")
+		return nil, nil, fmt.Errorf("agentbash: engine is closed")
 	}
 	t, ok := e.tools[toolName]
 	if !ok {
@@ -243,15 +256,16 @@ func (e *Engine) Call(ctx context.Context, toolName string, params json.RawMessa
 			if err == nil {
 				var text string
 				if text, err = spec.Execute(msg, &spec.Data{Tool: toolName}); err == nil {
-					return nil, &ToolError{Type: f.Type, Message: text}
+					return nil, nil, &ToolError{Type: f.Type, Message: text}
 				}
 			}
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("agentbash: variant %s has no tool %q", e.v.ID, toolName)
+		return nil, nil, fmt.Errorf("agentbash: variant %s has no tool %q", e.v.ID, toolName)
 	}
 	c := &call{e: e, t: t, ctx: ctx, started: time.Now()}
-	return c.run(params)
+	res, err := c.run(params)
+	return res, c, err
 }
 
 // Close kills and reaps every process the engine left running (background shells) and waits for them.

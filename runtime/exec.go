@@ -313,6 +313,7 @@ func (c *call) env() []string {
 func (c *call) fillExit(x proc.Exit) {
 	c.data.Signal = int(x.Signal)
 	c.data.ExitCode = x.Code
+	defer func() { code := c.data.ExitCode; c.sawExit = &code }()
 	if x.Signal != 0 {
 		sig := int(x.Signal)
 		switch c.e.v.Shell.SignalExit {

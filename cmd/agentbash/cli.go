@@ -71,15 +71,25 @@ function tools), anthropic (Messages tools), mcp (MCP Tool objects), jsonschema 
 	serveCmd = &command{
 		name:    "serve",
 		summary: "serve a variant to MCP clients (stdio, HTTP, SSE) or over the wire protocol",
-		usage:   []string{"serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-sandbox MODE]"},
+		usage:   []string{"serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-token-file FILE] [-tls-cert FILE -tls-key FILE] [-audit FILE] [-sandbox MODE]"},
 		args:    [][2]string{{"VARIANT|SPEC.yaml", "a built-in variant or a spec file"}},
 		about: `stdio is what an MCP client starts as a subprocess; http serves MCP streamable HTTP at /mcp, sse MCP
 HTTP+SSE at /sse (on 127.0.0.1 unless -addr says otherwise); wire is the JSON Lines protocol of
 conformance/PROTOCOL.md. The server ends at the end of its input (stdio, wire), a closed stdout, SIGINT,
-SIGTERM or SIGHUP, and first kills every process group it started. 'agentbash target' is serve -transport wire.`,
+SIGTERM or SIGHUP, and first kills every process group it started. 'agentbash target' is serve -transport wire.
+
+Over a network (http, sse): with a token (-token-file, or $AGENTBASH_TOKEN) every request must carry it
+(Authorization: Bearer TOKEN), or is answered 401; an address beyond the loopback interface needs one
+(or -insecure-no-token, with a warning); -tls-cert and -tls-key serve HTTPS. Sessions are bounded
+(-max-sessions) and an idle one is closed (-session-idle); ending a session (DELETE) kills its calls.
+-audit writes one JSON line per call. Over MCP, a call a permission policy asks about (an ask rule, as
+-permissions gives them) is put to the client's user (MCP elicitation) and runs only if accepted; a client
+that cannot ask gets the policy's denial.`,
 		examples: []string{
 			"serve codegensandbox",
 			"serve rye -transport http -addr 127.0.0.1:8080 -workspace ~/project",
+			"serve rye -transport http -addr 0.0.0.0:8443 -token-file ~/.agentbash-token -tls-cert cert.pem -tls-key key.pem -audit audit.jsonl",
+			"serve agentrail -transport http -permissions perms.json    (perms.json: {\"ask\": [\"Bash(rm:*)\"]})",
 			"serve codegensandbox -sandbox workspace-write -workspace ~/project",
 		},
 	}

@@ -6,7 +6,7 @@
 //	agentbash list [-host NAME]
 //	agentbash matrix [-format md|json] [SPEC.yaml...]
 //	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp] [-sandbox MODE]
-//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-sandbox MODE]
+//	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-token-file FILE] [-tls-cert FILE -tls-key FILE] [-audit FILE] [-sandbox MODE]
 //	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
 //	agentbash spec validate FILE...
 //	agentbash spec schema

@@ -69,10 +69,10 @@ func poll(d time.Duration, cond func() bool) bool {
 	return true
 }
 
-// startHTTP starts `agentbash serve ID -transport TRANSPORT` on a free port and returns its URL.
-func startHTTP(t *testing.T, id, transport, ws, marker string) (string, *exec.Cmd) {
+// startHTTP starts `agentbash serve ID -transport TRANSPORT [EXTRA...]` on a free port and returns its URL.
+func startHTTP(t *testing.T, id, transport, ws, marker string, extra ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := agentbashCmd(marker, "serve", id, "-transport", transport, "-addr", "127.0.0.1:0", "-workspace", ws)
+	cmd := agentbashCmd(marker, append([]string{"serve", id, "-transport", transport, "-addr", "127.0.0.1:0", "-workspace", ws}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func startHTTP(t *testing.T, id, transport, ws, marker string) (string, *exec.Cm
 	urls := make(chan string, 1)
 	go func() {
 		for sc.Scan() {
-			if i := strings.Index(sc.Text(), " on http://"); i >= 0 {
+			if i := strings.Index(sc.Text(), " on http"); i >= 0 {
 				urls <- sc.Text()[i+4:]
 			}
 		}

@@ -27,7 +27,8 @@ const (
 	OpenAIResponses Format = "openai-responses"
 	// Anthropic: Anthropic Messages tools, {name, description, input_schema}.
 	Anthropic Format = "anthropic"
-	// MCP: MCP Tool objects as tools/list returns them, {name, description, inputSchema, annotations}.
+	// MCP: MCP Tool objects as tools/list returns them, {name, description, inputSchema, outputSchema (for a
+	// tool with a JSON result: Output), annotations}.
 	MCP Format = "mcp"
 )
 
@@ -109,11 +110,12 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 			}{t.Name, desc, in})
 		case MCP:
 			out = append(out, struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				InputSchema json.RawMessage `json:"inputSchema"`
-				Annotations Annotations     `json:"annotations"`
-			}{t.Name, desc, in, ToolAnnotations(v, t)})
+				Name         string          `json:"name"`
+				Description  string          `json:"description"`
+				InputSchema  json.RawMessage `json:"inputSchema"`
+				OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+				Annotations  Annotations     `json:"annotations"`
+			}{t.Name, desc, in, Output(t), ToolAnnotations(v, t)})
 		}
 	}
 	b, err := jsonenc.MarshalIndent(out, "", "  ")

@@ -101,7 +101,7 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 		toolschema.OpenAI:          {"type", "function"},
 		toolschema.OpenAIResponses: {"type", "name", "description", "parameters", "strict"},
 		toolschema.Anthropic:       {"name", "description", "input_schema"},
-		toolschema.MCP:             {"name", "description", "inputSchema", "annotations"},
+		toolschema.MCP:             {"name", "description", "inputSchema", "outputSchema", "annotations"},
 		toolschema.JSONSchema:      {"$schema", "title", "description", "type", "properties", "required"},
 	}[f]
 	for _, d := range arr {
@@ -130,6 +130,11 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 			var a map[string]bool
 			if err := json.Unmarshal(d["annotations"], &a); err != nil || len(a) != 4 {
 				t.Errorf("annotations %s", d["annotations"])
+			}
+			// MCP: an outputSchema, when present, is an object schema.
+			var out struct{ Type string }
+			if o, ok := d["outputSchema"]; ok && (json.Unmarshal(o, &out) != nil || out.Type != "object") {
+				t.Errorf("outputSchema %s", o)
 			}
 		case toolschema.JSONSchema:
 			if string(d["$schema"]) != `"https://json-schema.org/draft/2020-12/schema"` || string(d["type"]) != `"object"` {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +30,13 @@ type MCPOptions struct {
 	Name, Version string
 	// Logger receives the SDK's log (default: none).
 	Logger *slog.Logger
+	// SessionIdle closes a streamable HTTP session that no request has named for this long and that has
+	// none in flight (an open event stream is one), after cancelling its calls (default
+	// DefaultSessionIdle; negative: never). An HTTP+SSE session lasts as long as its event stream.
+	SessionIdle time.Duration
+	// MaxSessions bounds the sessions of the HTTP transports open at once (default DefaultMaxSessions): a
+	// new session past it is refused with 503 Service Unavailable.
+	MaxSessions int
 }
 
 // MCP serves the tools of one variant over MCP with the official SDK: each tool of the spec is an MCP tool
@@ -39,8 +47,9 @@ type MCPOptions struct {
 // ErrorTypeKey in the result's _meta. Cancelling a call (notifications/cancelled) cancels its context, and
 // the engine kills its process group.
 type MCP struct {
-	srv *mcp.Server
-	c   Caller
+	srv  *mcp.Server
+	c    Caller
+	sess *sessionTable
 
 	calls  context.Context
 	cancel context.CancelFunc
@@ -65,19 +74,29 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 	}
 	m := &MCP{c: c}
 	m.calls, m.cancel = context.WithCancel(context.Background())
+	instructions := v.Summary
+	if instructions == "" {
+		instructions = v.Title
+	}
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: v.Title, Version: opts.Version},
-		&mcp.ServerOptions{Logger: logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+		&mcp.ServerOptions{Logger: logger, Instructions: instructions,
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		a := toolschema.ToolAnnotations(v, t)
-		m.srv.AddTool(&mcp.Tool{
+		tool := &mcp.Tool{
 			Name:        t.Name,
 			Description: v.ToolDescription(t),
 			InputSchema: toolschema.Input(t),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint},
-		}, m.handler(t.Name, string(t.Results.Format) == "json"))
+		}
+		if out := toolschema.Output(t); out != nil {
+			tool.OutputSchema = json.RawMessage(out)
+		}
+		m.srv.AddTool(tool, m.handler(t.Name, string(t.Results.Format) == "json"))
 	}
+	m.sess = newSessionTable(m.srv, opts.SessionIdle, opts.MaxSessions)
 	return m
 }
 
@@ -90,6 +109,21 @@ func (m *MCP) handler(name string, jsonResult bool) mcp.ToolHandler {
 		defer m.wg.Done()
 		ctx, stop := mergeCancel(ctx, m.calls)
 		defer stop()
+		meta := &callMeta{session: req.Session}
+		if c := connectionFrom(ctx); c != nil {
+			// The session's end (DELETE, idle, its event stream's end) cancels the call.
+			var stopSession func()
+			ctx, stopSession = mergeCancel(ctx, c.ctx)
+			defer stopSession()
+			meta.Transport, meta.Remote, meta.Session = c.transport, c.remote, c.id
+		}
+		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+			meta.Client = ip.ClientInfo.Name
+			if ip.ClientInfo.Version != "" {
+				meta.Client += "/" + ip.ClientInfo.Version
+			}
+		}
+		ctx = withCallMeta(ctx, meta)
 		args := req.Params.Arguments
 		if len(trimSpace(args)) == 0 || string(args) == "null" {
 			args = json.RawMessage("{}")
@@ -122,6 +156,7 @@ func (m *MCP) handler(name string, jsonResult bool) mcp.ToolHandler {
 // Close cancels every call in flight (their process groups are killed) and waits for them to return. It
 // does not close the Caller.
 func (m *MCP) Close() {
+	m.sess.close()
 	m.cancel()
 	m.wg.Wait()
 }
@@ -133,7 +168,10 @@ func (m *MCP) Close() {
 // line that is not JSON with -32700; the session goes on.
 func (m *MCP) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, maxLine int) error {
 	conn := newStdioConn(r, w, maxLine)
-	ss, err := m.srv.Connect(ctx, &connTransport{conn}, nil)
+	sc := &connection{transport: Stdio}
+	sc.ctx, sc.cancel = context.WithCancel(context.Background())
+	defer sc.cancel()
+	ss, err := m.srv.Connect(withConnection(ctx, sc), &connTransport{conn}, nil)
 	if err != nil {
 		return err
 	}
@@ -164,13 +202,21 @@ func (m *MCP) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, maxLine 
 }
 
 // HTTPHandler serves MCP's streamable HTTP transport (mount it at /mcp). Sessions share the server's
-// Caller, so a background shell started in one can be polled from another.
+// Caller, so a background shell started in one can be polled from another. Their number is bounded
+// (MCPOptions.MaxSessions) and idle ones are closed (MCPOptions.SessionIdle); ending a session (a DELETE
+// with its Mcp-Session-Id, or idleness) cancels its calls in flight, killing their process groups, and
+// the DELETE is answered once they have returned. It authenticates nothing: see Protect.
 func (m *MCP) HTTPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m.srv }, nil)
+	return m.sess.streamable(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m.srv }, nil))
 }
 
 // SSEHandler serves MCP's HTTP+SSE transport of protocol version 2024-11-05, which older MCP servers speak
 // (mount it at /sse): a GET opens the event stream, whose first event names the URL to POST messages to.
+// A session lasts as long as its stream, whose end cancels its calls; sessions count towards
+// MCPOptions.MaxSessions.
 func (m *MCP) SSEHandler() http.Handler {
-	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return m.srv }, nil)
+	return m.sess.sse(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return m.srv }, nil))
 }
+
+// Sessions reports the sessions of the HTTP transports open.
+func (m *MCP) Sessions() int { return m.sess.Len() }

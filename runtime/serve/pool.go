@@ -49,18 +49,22 @@ type PoolOptions struct {
 	Runtime []runtime.Option
 	// Workspace is the workspace of a request that names none (default: none; such a request fails).
 	Workspace string
-	// MaxEngines bounds the engines kept open (default 64). Past it the least recently used engine with no
-	// call in flight is closed (one with no background process running first); closing an engine kills
-	// what it left running, so its shell ids are forgotten.
+	// MaxEngines bounds the engines kept open (default 64). A new workspace past it takes the place of
+	// the least recently used engine that has no call in flight and runs no background shell or session
+	// (one that holds nothing first); when there is none, its request is refused.
 	MaxEngines int
-	// IdleTimeout closes an engine that had no call for this long and runs no background process
-	// (default 10 minutes; negative: never).
+	// IdleTimeout closes an engine that had no call for this long and runs no background shell or
+	// session (default 10 minutes; negative: never).
 	IdleTimeout time.Duration
 }
 
-// Pool runs a variant with one engine per workspace, created on first use and closed when idle: the
-// least recently used beyond a bound, and any unused for a while that runs nothing. It is safe for
-// concurrent use. Close cancels the calls in flight and closes every engine.
+// Pool runs a variant with one engine per workspace, created on first use and closed when it runs
+// nothing: the least recently used beyond a bound, and any unused for a while. It never closes an engine
+// whose background shell or session is running (only Close does): past the bound with every engine
+// busy, a new workspace is refused. An engine closed with finished shells or sessions nobody read yet
+// loses them; the tool's unknown-id error then says so when the model names one ("shell X was closed:
+// its workspace's engine was reclaimed, ..."). It is safe for concurrent use. Close cancels the calls in
+// flight and closes every engine.
 type Pool struct {
 	o PoolOptions
 
@@ -74,7 +78,27 @@ type Pool struct {
 	lru    *list.List // of *entry, most recently used first
 	closed bool
 	stopGC chan struct{}
+	notes  map[noteKey]note // what the model is told of a shell or session a reclaimed engine held
+	order  []noteRef        // the notes, oldest first (bounded: maxNotes)
+	seq    uint64
 }
+
+// note says why an engine holding a shell or session was reclaimed.
+type note struct {
+	why string
+	seq uint64
+}
+
+type noteRef struct {
+	k   noteKey
+	seq uint64
+}
+
+// noteKey names a shell or a session of a workspace.
+type noteKey struct{ dir, kind, id string }
+
+// maxNotes bounds the notes kept of reclaimed shells and sessions.
+const maxNotes = 4096
 
 type entry struct {
 	dir  string
@@ -98,7 +122,7 @@ func NewPool(v *spec.Variant, o PoolOptions) *Pool {
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	p := &Pool{o: o, byDir: map[string]*entry{}, lru: list.New(), stopGC: make(chan struct{})}
+	p := &Pool{o: o, byDir: map[string]*entry{}, lru: list.New(), stopGC: make(chan struct{}), notes: map[noteKey]note{}}
 	p.base, p.cancel = context.WithCancel(context.Background())
 	if o.IdleTimeout > 0 {
 		go p.sweep()
@@ -126,9 +150,76 @@ func (p *Pool) Call(ctx context.Context, workspace, tool string, params json.Raw
 		return nil, err
 	}
 	defer p.release(e)
+	if m := callMetaFrom(ctx); m != nil {
+		mw := *m
+		mw.Workspace = e.dir
+		ctx = withCallMeta(ctx, &mw)
+	}
 	ctx, stop := mergeCancel(ctx, p.base)
 	defer stop()
-	return e.eng.Call(ctx, tool, params)
+	res, err := e.eng.Call(ctx, tool, params)
+	var te *runtime.ToolError
+	if errors.As(err, &te) {
+		err = p.annotate(e, tool, params, te)
+	}
+	return res, err
+}
+
+// annotate adds to a tool's error, when the call names a shell or session that a reclaimed engine of the
+// workspace held (and this one does not), what became of it: once.
+func (p *Pool) annotate(e *entry, tool string, params json.RawMessage, te *runtime.ToolError) error {
+	t := e.eng.Variant().Tool(tool)
+	if t == nil {
+		return te
+	}
+	kind, param := "shell", t.Param(spec.RoleShellID)
+	if param == nil {
+		kind, param = "session", t.Param(spec.RoleSessionID)
+	}
+	if param == nil {
+		return te
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(params, &args) != nil {
+		return te
+	}
+	id := idText(args[param.Name])
+	if id == "" {
+		return te
+	}
+	key := noteKey{e.dir, kind, id}
+	p.mu.Lock()
+	n, ok := p.notes[key]
+	if ok {
+		delete(p.notes, key)
+	}
+	p.mu.Unlock()
+	if !ok {
+		return te
+	}
+	shells, sessions, _ := e.eng.Held()
+	if slices.Contains(shells, id) || slices.Contains(sessions, id) {
+		return te // the id is this engine's now
+	}
+	return &runtime.ToolError{Type: te.Type, Message: fmt.Sprintf("%s (%s %s was closed: its workspace's engine was reclaimed, %s)", te.Message, kind, id, n.why)}
+}
+
+// idText is an id as a call sends it: a string as it is, a number in its JSON form.
+func idText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// errNoRoom refuses a new workspace when every engine is busy.
+func (p *Pool) errNoRoom(dir string) error {
+	return fmt.Errorf("serve: no engine for the workspace %s: all %d engines (the limit) have a call in flight or a running background shell or session, which the server does not kill to make room; end one, or raise the limit", dir, p.o.MaxEngines)
 }
 
 func (p *Pool) acquire(dir string) (*entry, error) {
@@ -139,6 +230,9 @@ func (p *Pool) acquire(dir string) (*entry, error) {
 	}
 	e, ok := p.byDir[dir]
 	if !ok {
+		if len(p.byDir) >= p.o.MaxEngines && !p.evictLocked() {
+			return nil, p.errNoRoom(dir)
+		}
 		eng, err := p.o.New(dir)
 		if err != nil {
 			return nil, err
@@ -151,7 +245,6 @@ func (p *Pool) acquire(dir string) (*entry, error) {
 	}
 	e.busy++
 	p.calls.Add(1)
-	p.evictLocked()
 	return e, nil
 }
 
@@ -163,31 +256,45 @@ func (p *Pool) release(e *entry) {
 	p.calls.Done()
 }
 
-// evictLocked closes least recently used engines while there are more than the bound: first those that
-// run no background process, then any with no call in flight.
-func (p *Pool) evictLocked() {
-	for len(p.byDir) > p.o.MaxEngines {
-		var victim *entry
-		for _, quiet := range []bool{true, false} {
-			for el := p.lru.Back(); el != nil && victim == nil; el = el.Prev() {
-				e := el.Value.(*entry)
-				if e.busy == 0 && (!quiet || !running(e.eng)) {
-					victim = e
-				}
-			}
-			if victim != nil {
-				break
-			}
+// evictLocked closes the least recently used engine with no call in flight and nothing running (one that
+// holds nothing first), and reports whether there was one.
+func (p *Pool) evictLocked() bool {
+	var quiet, finished *entry
+	for el := p.lru.Back(); el != nil && quiet == nil; el = el.Prev() {
+		e := el.Value.(*entry)
+		if e.busy > 0 {
+			continue
 		}
-		if victim == nil {
-			return // every engine has a call in flight
+		shells, sessions, running := e.eng.Held()
+		switch {
+		case running > 0:
+		case len(shells)+len(sessions) == 0:
+			quiet = e
+		case finished == nil:
+			finished = e
 		}
-		p.dropLocked(victim)
 	}
+	victim := quiet
+	if victim == nil {
+		victim = finished
+	}
+	if victim == nil {
+		return false
+	}
+	p.dropLocked(victim, fmt.Sprintf("to make room: more than %d workspaces in use", p.o.MaxEngines))
+	return true
 }
 
-// dropLocked forgets an entry and closes its engine in the background (Close waits for what it kills).
-func (p *Pool) dropLocked(e *entry) {
+// dropLocked forgets an entry and closes its engine in the background (Close waits for what it kills),
+// noting the shells and sessions it held, with why.
+func (p *Pool) dropLocked(e *entry, why string) {
+	shells, sessions, _ := e.eng.Held()
+	for _, id := range shells {
+		p.noteLocked(noteKey{e.dir, "shell", id}, why)
+	}
+	for _, id := range sessions {
+		p.noteLocked(noteKey{e.dir, "session", id}, why)
+	}
 	delete(p.byDir, e.dir)
 	p.lru.Remove(e.el)
 	p.closes.Add(1)
@@ -197,14 +304,17 @@ func (p *Pool) dropLocked(e *entry) {
 	}()
 }
 
-// running reports whether an engine runs a background process.
-func running(eng *runtime.Engine) bool {
-	for _, sh := range eng.Shells() {
-		if sh.Running {
-			return true
+func (p *Pool) noteLocked(k noteKey, why string) {
+	p.seq++
+	p.notes[k] = note{why, p.seq}
+	p.order = append(p.order, noteRef{k, p.seq})
+	for len(p.order) > maxNotes {
+		old := p.order[0]
+		p.order = p.order[1:]
+		if n, ok := p.notes[old.k]; ok && n.seq == old.seq {
+			delete(p.notes, old.k)
 		}
 	}
-	return false
 }
 
 // sweep closes engines idle for longer than IdleTimeout that run nothing.
@@ -222,8 +332,11 @@ func (p *Pool) sweep() {
 		for el := p.lru.Back(); el != nil; {
 			e := el.Value.(*entry)
 			el = el.Prev()
-			if e.busy == 0 && e.last.Before(cutoff) && !running(e.eng) {
-				p.dropLocked(e)
+			if e.busy > 0 || !e.last.Before(cutoff) {
+				continue
+			}
+			if _, _, running := e.eng.Held(); running == 0 {
+				p.dropLocked(e, fmt.Sprintf("idle for %v", p.o.IdleTimeout))
 			}
 		}
 		p.mu.Unlock()

@@ -7,6 +7,10 @@
 //     SSEHandler serve it, Server gives the SDK server for another transport.
 //   - ServeWire serves the wire protocol on any io.Reader and io.Writer, running each request on a Backend
 //     by its workspace; a Pool is the backend that keeps one engine per workspace, closing idle ones.
+//   - Over a network: Protect wraps an HTTP handler with a bearer token and a read deadline on request
+//     bodies; the MCP handlers bound their sessions and close idle ones (MCPOptions); Elicit is the
+//     runtime.Approver that asks an MCP client's user about a call a policy asks about; AuditLog is the
+//     runtime.CallObserver that writes one JSON line per call.
 //
 // Lifecycle: calls run concurrently and are answered by id. Cancelling a call (MCP's
 // notifications/cancelled; the end of the input on the wire protocol and on stdio; ctx's end) cancels its
@@ -17,6 +21,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +30,6 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/proc"
@@ -68,6 +72,10 @@ type Config struct {
 	Listening func(url string)
 	// Pool configures the wire transport's engines (Workspace and Runtime are set from above).
 	Pool PoolOptions
+	// HTTP configures the HTTP transports: token, TLS, timeouts, sessions.
+	HTTP HTTPOptions
+	// Audit, when set, receives one JSON line per call (AuditLog).
+	Audit io.Writer
 }
 
 // Run serves c.Variant on c.Transport until the end of the input (stdio, wire), a broken output, or ctx's
@@ -127,6 +135,11 @@ func nilIfCanceled(err error) error {
 }
 
 func run(ctx context.Context, c Config) error {
+	if c.Audit != nil {
+		c.Runtime = append(slices.Clone(c.Runtime), runtime.WithCallObserver(AuditLog(c.Audit, func(err error) {
+			fmt.Fprintf(c.Log, "agentbash serve: writing the audit log: %v\n", err)
+		})))
+	}
 	switch c.Transport {
 	case Wire:
 		po := c.Pool
@@ -139,11 +152,12 @@ func run(ctx context.Context, c Config) error {
 	default:
 		return fmt.Errorf("serve: unknown transport %q (transports: stdio, http, sse, wire)", c.Transport)
 	}
-	eng, err := runtime.New(c.Variant, append(slices.Clone(c.Runtime), runtime.WithWorkspace(c.Workspace))...)
+	// Over MCP, a call a policy asks about is put to the client's user (Elicit).
+	eng, err := runtime.New(c.Variant, append(slices.Clone(c.Runtime), runtime.WithApprover(Elicit), runtime.WithWorkspace(c.Workspace))...)
 	if err != nil {
 		return err
 	}
-	m := NewMCP(c.Variant, eng, nil)
+	m := NewMCP(c.Variant, eng, &MCPOptions{SessionIdle: c.HTTP.SessionIdle, MaxSessions: c.HTTP.MaxSessions})
 	if c.Transport == Stdio || c.Transport == "" {
 		err := m.ServeStdio(ctx, c.Stdin, c.Stdout, 0)
 		return errors.Join(err, eng.Close())
@@ -158,21 +172,54 @@ func serveHTTP(ctx context.Context, c Config, m *MCP) error {
 	if addr == "" {
 		addr = DefaultAddr
 	}
+	o := c.HTTP
+	var tlsConfig *tls.Config
+	if o.TLSCert != "" || o.TLSKey != "" {
+		if o.TLSCert == "" || o.TLSKey == "" {
+			return errors.New("serve: TLS needs both a certificate and a key")
+		}
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return fmt.Errorf("serve: TLS: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
+	}
+	if !loopback(ln.Addr()) {
+		switch {
+		case o.Token == "" && !o.AllowNoToken:
+			ln.Close()
+			return fmt.Errorf("%w: %s is reachable from other machines, and anyone who reaches it could run commands", ErrNoToken, ln.Addr())
+		case o.Token == "":
+			fmt.Fprintf(c.Log, "agentbash serve: WARNING: %s is reachable from other machines and needs no token: anyone who reaches it can run commands as this user\n", ln.Addr())
+		case o.TLSCert == "":
+			fmt.Fprintf(c.Log, "agentbash serve: WARNING: %s is reachable from other machines without TLS: the token and every command travel in clear text\n", ln.Addr())
+		}
 	}
 	path, h := "/mcp", m.HTTPHandler()
 	if c.Transport == SSE {
 		path, h = "/sse", m.SSEHandler()
 	}
 	mux := http.NewServeMux()
-	mux.Handle(path, h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.Handle(path, Protect(h, o))
+	hs := newHTTPServer(mux, o, c.Log)
 	served := make(chan error, 1)
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+		hs.TLSConfig = tlsConfig
+		ln = tls.NewListener(ln, tlsConfig)
+	}
 	go func() { served <- hs.Serve(ln) }()
-	url := "http://" + ln.Addr().String() + path
-	fmt.Fprintf(c.Log, "agentbash serve: %s (%s) on %s\n", c.Variant.ID, c.Transport, url)
+	url := scheme + "://" + ln.Addr().String() + path
+	auth := "no token"
+	if o.Token != "" {
+		auth = "bearer token"
+	}
+	fmt.Fprintf(c.Log, "agentbash serve: %s (%s, %s) on %s\n", c.Variant.ID, c.Transport, auth, url)
 	if c.Listening != nil {
 		c.Listening(url)
 	}

@@ -139,7 +139,8 @@ loop:
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				res, err := b.Call(calls, req.Workspace, req.Tool, req.Params)
+				ctx := withCallMeta(calls, &callMeta{Transport: Wire, ID: string(req.ID)})
+				res, err := b.Call(ctx, req.Workspace, req.Tool, req.Params)
 				out.write(answer(req.ID, res, err, calls))
 			})
 		}
