@@ -43,11 +43,7 @@ func (v *Variant) Derived() (Derived, error) {
 		t := &v.Tools[i]
 		d.Tools = append(d.Tools, DerivedTool{Outcomes: t.outcomes, Go: t.gotool})
 	}
-	d.Positions = make([]Position, 0, len(v.pos))
-	for p, lc := range v.pos {
-		d.Positions = append(d.Positions, Position{Pointer: p, Line: lc[0], Col: lc[1]})
-	}
-	slices.SortFunc(d.Positions, func(a, b Position) int { return strings.Compare(a.Pointer, b.Pointer) })
+	d.Positions = slices.Clone(v.pos)
 	return d, nil
 }
 
@@ -66,10 +62,11 @@ func FromCompiled(v *Variant, d Derived) (*Variant, error) {
 		v.Tools[i].outcomes = d.Tools[i].Outcomes
 		v.Tools[i].gotool = d.Tools[i].Go
 	}
-	v.pos = make(positions, len(d.Positions))
-	for _, p := range d.Positions {
-		v.pos[p.Pointer] = [2]int{p.Line, p.Col}
+	if !slices.IsSortedFunc(d.Positions, func(a, b Position) int { return strings.Compare(a.Pointer, b.Pointer) }) {
+		return nil, fmt.Errorf("spec: compiled variant %q: the positions are not sorted by pointer", v.ID)
 	}
+	// The table is kept as it is: a generated file's is laid out by the linker and never written.
+	v.pos = d.Positions
 	v.completed = true
 	return v, nil
 }

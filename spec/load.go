@@ -132,7 +132,7 @@ func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 		return nil, Errors{e}
 	}
 	v.File = file
-	v.pos = pos
+	v.pos = pos.table()
 	if err := v.Complete(); err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 // Pos returns the line and column of a field path (JSON pointer, /tools/0/name) in the file, or 0, 0.
 func (v *Variant) Pos(pointer string) (line, col int) {
 	for p := pointer; ; {
-		if lc, ok := v.pos[p]; ok {
+		if lc, ok := v.pos.get(p); ok {
 			return lc[0], lc[1]
 		}
 		i := strings.LastIndexByte(p, '/')
@@ -158,7 +158,7 @@ func (v *Variant) Pos(pointer string) (line, col int) {
 // problems the loader cannot (a pattern a policy engine rejects).
 func (v *Variant) ErrorAt(pointer, format string, args ...any) *Error {
 	line, col := v.Pos(pointer)
-	if lc, ok := v.pos[pointer+"#value"]; ok {
+	if lc, ok := v.pos.get(pointer + "#value"); ok {
 		line, col = lc[0], lc[1]
 	}
 	return &Error{File: v.File, Line: line, Col: col, Field: pointerToField(pointer), Msg: fmt.Sprintf(format, args...)}
