@@ -73,9 +73,10 @@ func LoadFS(fsys fs.FS, path string) (*Variant, error) {
 func Parse(file string, data []byte) (*Variant, error) { return parseSpec(file, data, true) }
 
 // ParseEmbedded is Parse for a spec embedded in a program that was validated against the JSON Schema when
-// it was embedded (the built-ins, a generated adapter's spec, whose tests and `gen -check` keep it so): it
-// skips the JSON Schema, the costliest step, and so does not initialise the schema compiler. The typed
-// decode (unknown fields, types), the enumerations and every semantic check still run.
+// it was embedded (a generated adapter's spec, whose tests and `gen -check` keep it so): it skips the JSON
+// Schema, its compilation on first use and the check. The typed decode (unknown fields, types), the
+// enumerations and every semantic check still run. (The built-in variants skip all of it: variants.Spec
+// returns them compiled, see FromCompiled.)
 func ParseEmbedded(file string, data []byte) (*Variant, error) { return parseSpec(file, data, false) }
 
 func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
