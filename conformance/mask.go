@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -21,29 +20,29 @@ const (
 )
 
 var (
-	uuidRE = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})`)
+	uuidRE = lazyRegexp(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	timeRE = lazyRegexp(`\b\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})`)
 	// ls -l dates: "Nov 22 05:53", "Nov 22  2025".
-	lsTimeRE = regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d (?:\d\d:\d\d| \d{4})\b`)
+	lsTimeRE = lazyRegexp(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d (?:\d\d:\d\d| \d{4})\b`)
 	// The line of `ls -l` for the parent directory (..), after its time is masked: the workspace's parent is
 	// not the case's, and differs between two workspaces (its owner, links, size, mode).
-	lsParentRE = regexp.MustCompile(`(?m)^d[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+<TIME>\s+\.\.$`)
+	lsParentRE = lazyRegexp(`(?m)^d[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+<TIME>\s+\.\.$`)
 	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123".
-	pidRE = regexp.MustCompile(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
+	pidRE = lazyRegexp(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
-	shellIDRE = regexp.MustCompile(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
+	shellIDRE = lazyRegexp(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
 	// "session ID 1234", "process id 1234", "session_id: 7": a session's id is a number.
-	sessionIDRE = regexp.MustCompile(`(?i)\b((?:session|process)[_ ]?id)(\s*[:=]\s*|\s+)(\d+)\b`)
+	sessionIDRE = lazyRegexp(`(?i)\b((?:session|process)[_ ]?id)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "Chunk ID: 3fa2b1": a random chunk id.
-	chunkIDRE = regexp.MustCompile(`(?i)\b(chunk[_ ]?id)(\s*[:=]\s*)([0-9A-Za-z-]+)`)
+	chunkIDRE = lazyRegexp(`(?i)\b(chunk[_ ]?id)(\s*[:=]\s*)([0-9A-Za-z-]+)`)
 	// "Wall time: 0.2531 seconds", "Wall time: 0 seconds": a measured time, whole or not.
-	wallTimeRE = regexp.MustCompile(`(?i)\b(wall[_ ]time)(\s*[:=]\s*)(\d+(?:\.\d+)?)`)
+	wallTimeRE = lazyRegexp(`(?i)\b(wall[_ ]time)(\s*[:=]\s*)(\d+(?:\.\d+)?)`)
 	// Fractional durations only ("0.53s", "12.5ms"): whole ones ("timed out after 1s") are contract text.
-	durationRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s|seconds)\b`)
+	durationRE = lazyRegexp(`\b\d+\.\d+\s?(?:ns|us|µs|ms|s|seconds)\b`)
 	// Keys whose values cannot match between two runs.
-	pidKeyRE      = regexp.MustCompile(`^(?i:pid)$|_(?i:pid)$|[a-z]Pid$`)
-	idKeyRE       = regexp.MustCompile(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id|session_?id|chunk_?id)$`)
-	durationKeyRE = regexp.MustCompile(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time|wall_?time)`)
+	pidKeyRE      = lazyRegexp(`^(?i:pid)$|_(?i:pid)$|[a-z]Pid$`)
+	idKeyRE       = lazyRegexp(`(?i)^(?:shell_?id|bash_?id|task_?id|process_?id|session_?id|chunk_?id)$`)
+	durationKeyRE = lazyRegexp(`(?i)(?:duration|elapsed|took|runtime_ms|time_ms|started_at|ended_at|start_time|end_time|wall_?time)`)
 )
 
 // parentToken stands for the `ls -l` line of a workspace's parent directory.

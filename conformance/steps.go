@@ -29,7 +29,7 @@ type Step struct {
 // the case's own call; a repeated step counts once per copy).
 func SessionToken(n int) string { return fmt.Sprintf("<SESSION:%d>", n) }
 
-var sessionTokenRE = regexp.MustCompile(`"<SESSION:(\d+)>"`)
+var sessionTokenRE = lazyRegexp(`"<SESSION:(\d+)>"`)
 
 // calls lists a case's calls in order, repeated steps as one entry each.
 func (c Case) calls() []Step {

@@ -39,8 +39,9 @@ var sample = Data{
 	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z"}},
 }
 
-// errnoName is a C errno name (ENOENT, E2BIG).
-var errnoName = regexp.MustCompile(`^E[A-Z0-9]+$`)
+// errnoName is a C errno name (ENOENT, E2BIG), compiled on first use: a program that starts from compiled
+// specs checks none.
+var errnoName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^E[A-Z0-9]+$`) })
 
 func (c *checker) template(pointer, text string) {
 	t, err := ParseTemplate(pointer, text)
@@ -385,7 +386,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	}
 
 	for name := range cases {
-		if errno, ok := strings.CutPrefix(string(name), string(OutcomeSpawnError)+"."); ok && !errnoName.MatchString(errno) {
+		if errno, ok := strings.CutPrefix(string(name), string(OutcomeSpawnError)+"."); ok && !errnoName().MatchString(errno) {
 			c.errf(ptr+"/results/cases/"+string(name), "a spawn_error case is keyed by an errno name such as ENOTDIR, not %q", errno)
 		}
 	}
@@ -617,12 +618,14 @@ func (c *checker) atMost(ptr, what string, value, max float64) {
 // jsonTypes are the JSON types a value may have, as on_type names them (number: with a fraction).
 var jsonTypes = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
 
-var unknownDataField = regexp.MustCompile(`at <(\.[^>]*)>: can't evaluate field (\w+) in type spec\.Data`)
+var unknownDataField = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`at <(\.[^>]*)>: can't evaluate field (\w+) in type spec\.Data`)
+})
 
 // templateProblem words a template's failure on sample data in the spec's terms: an unknown field of the
 // template data is named with the nearest field it may have meant, rather than Go's reflection message.
 func templateProblem(err error) string {
-	if m := unknownDataField.FindStringSubmatch(err.Error()); m != nil {
+	if m := unknownDataField().FindStringSubmatch(err.Error()); m != nil {
 		msg := fmt.Sprintf("the template uses %s, and the template data has no field %s", m[1], m[2])
 		if near := Nearest(m[2], dataFieldNames()); near != "" {
 			msg += fmt.Sprintf("; did you mean .%s?", near)

@@ -117,7 +117,8 @@ func (v *Variant) deriveGo() Errors {
 		t := &v.Tools[i]
 		ptr := "/tools/" + strconv.Itoa(i)
 		t.outcomes = sortedOutcomes(t.Results.Cases, func(o Outcome) int {
-			return v.pos[ptr+"/results/cases/"+escapePointer(string(o))][0]
+			lc, _ := v.pos.get(ptr + "/results/cases/" + escapePointer(string(o)))
+			return lc[0]
 		})
 		g := &GoTool{Name: GoName(t.Name)}
 		g.Const = "Tool" + g.Name

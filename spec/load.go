@@ -73,9 +73,10 @@ func LoadFS(fsys fs.FS, path string) (*Variant, error) {
 func Parse(file string, data []byte) (*Variant, error) { return parseSpec(file, data, true) }
 
 // ParseEmbedded is Parse for a spec embedded in a program that was validated against the JSON Schema when
-// it was embedded (the built-ins, a generated adapter's spec, whose tests and `gen -check` keep it so): it
-// skips the JSON Schema, the costliest step, and so does not initialise the schema compiler. The typed
-// decode (unknown fields, types), the enumerations and every semantic check still run.
+// it was embedded (a generated adapter's spec, whose tests and `gen -check` keep it so): it skips the JSON
+// Schema, its compilation on first use and the check. The typed decode (unknown fields, types), the
+// enumerations and every semantic check still run. (The built-in variants skip all of it: variants.Spec
+// returns them compiled, see FromCompiled.)
 func ParseEmbedded(file string, data []byte) (*Variant, error) { return parseSpec(file, data, false) }
 
 func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
@@ -132,7 +133,7 @@ func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 		return nil, Errors{e}
 	}
 	v.File = file
-	v.pos = pos
+	v.pos = pos.table()
 	if err := v.Complete(); err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 // Pos returns the line and column of a field path (JSON pointer, /tools/0/name) in the file, or 0, 0.
 func (v *Variant) Pos(pointer string) (line, col int) {
 	for p := pointer; ; {
-		if lc, ok := v.pos[p]; ok {
+		if lc, ok := v.pos.get(p); ok {
 			return lc[0], lc[1]
 		}
 		i := strings.LastIndexByte(p, '/')
@@ -158,7 +159,7 @@ func (v *Variant) Pos(pointer string) (line, col int) {
 // problems the loader cannot (a pattern a policy engine rejects).
 func (v *Variant) ErrorAt(pointer, format string, args ...any) *Error {
 	line, col := v.Pos(pointer)
-	if lc, ok := v.pos[pointer+"#value"]; ok {
+	if lc, ok := v.pos.get(pointer + "#value"); ok {
 		line, col = lc[0], lc[1]
 	}
 	return &Error{File: v.File, Line: line, Col: col, Field: pointerToField(pointer), Msg: fmt.Sprintf(format, args...)}

@@ -6,19 +6,12 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	invschema "github.com/invopop/jsonschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
-
-var printer = message.NewPrinter(language.English)
 
 // SchemaID is the $id of the spec language's JSON Schema.
 const SchemaID = "https://github.com/agentbash/agentbash/spec/schema.json"
@@ -54,61 +47,38 @@ func GenerateSchema() ([]byte, error) {
 
 var (
 	compileOnce sync.Once
-	compiled    *jsonschema.Schema
+	compiled    *schemaNode
 	compileErr  error
 )
 
-func compiledSchema() (*jsonschema.Schema, error) {
+// compiledSchema compiles spec/schema.json on first use: only a spec read from a file is validated.
+func compiledSchema() (*schemaNode, error) {
 	compileOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-		if err != nil {
-			compileErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(SchemaID, doc); err != nil {
-			compileErr = err
-			return
-		}
-		compiled, compileErr = c.Compile(SchemaID)
+		compiled, compileErr = compileSpecSchema(schemaJSON)
 	})
 	return compiled, compileErr
 }
 
-// validateSchema checks a decoded spec against the JSON Schema and maps every leaf error to its position.
+// validateSchema checks a decoded spec against the JSON Schema and maps every error to its position.
 func validateSchema(file string, inst any, pos positions) Errors {
 	sch, err := compiledSchema()
 	if err != nil {
 		return Errors{{File: file, Msg: "internal: spec schema does not compile: " + err.Error()}}
 	}
-	err = sch.Validate(inst)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return Errors{{File: file, Msg: err.Error()}}
-	}
+	return schemaErrors(file, sch.validate(inst, "", nil), pos)
+}
+
+// schemaErrors maps the validator's errors to positions, once each, in file order.
+func schemaErrors(file string, leaves []schemaLeaf, pos positions) Errors {
 	var out Errors
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		ptr := ""
-		for _, part := range e.InstanceLocation {
-			ptr += "/" + escapePointer(part)
-		}
-		msg := e.ErrorKind.LocalizedString(printer)
-		switch k := e.ErrorKind.(type) {
-		case *kind.Maximum:
-			msg = k.Got.RatString() + " is over the maximum " + k.Want.RatString()
-		case *kind.Minimum:
-			msg = k.Got.RatString() + " is under the minimum " + k.Want.RatString()
+	for _, e := range leaves {
+		ptr, msg := e.ptr, e.msg
+		switch {
+		case e.got != nil && e.max:
+			msg = e.got.RatString() + " is over the maximum " + e.bound.RatString()
+		case e.got != nil:
+			msg = e.got.RatString() + " is under the minimum " + e.bound.RatString()
 		}
 		// Point at an unknown key itself rather than at its object.
 		at := ptr
@@ -122,7 +92,7 @@ func validateSchema(file string, inst any, pos positions) Errors {
 		}
 		key := at + "\x00" + msg
 		if seen[key] {
-			return
+			continue
 		}
 		seen[key] = true
 		lc, ok := pos[at+"#value"]
@@ -134,7 +104,6 @@ func validateSchema(file string, inst any, pos positions) Errors {
 		}
 		out = append(out, &Error{File: file, Line: lc[0], Col: lc[1], Field: pointerToField(ptr), Msg: msg})
 	}
-	walk(ve)
 	sortErrors(out)
 	return out
 }

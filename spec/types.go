@@ -51,7 +51,7 @@ type Variant struct {
 
 	// File is the path the variant was loaded from (set by Load, not written in YAML).
 	File      string `yaml:"-" json:"-"`
-	pos       positions
+	pos       posTable
 	completed bool
 }
 

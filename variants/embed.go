@@ -1,13 +1,16 @@
 // Package variants holds the built-in variant specs (one folder each: <id>/<id>.yaml beside its generated
 // adapter) and finds them by id or host framework.
+//
+// Each spec is also compiled to a Go value (builtins_gen.go, written by `go generate` from the YAML files):
+// Spec returns the variant spec.Load returns for the file, completed, without reading YAML, validating it
+// or completing it at run time; TestCompiledMatchesYAML fails when the two drift.
 package variants
+
+//go:generate go run ./internal/gencompiled -o builtins_gen.go
 
 import (
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
 
 	"github.com/agentbash/agentbash/spec"
 )
@@ -19,32 +22,20 @@ var FS embed.FS
 
 // IDs lists the built-in variant ids, sorted.
 func IDs() []string {
-	entries, err := fs.ReadDir(FS, ".")
-	if err != nil {
-		return nil
+	ids := make([]string, len(builtins))
+	for i, b := range builtins {
+		ids[i] = b.ID
 	}
-	var ids []string
-	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := fs.Stat(FS, path.Join(e.Name(), e.Name()+".yaml")); err == nil {
-				ids = append(ids, e.Name())
-			}
-		}
-	}
-	sort.Strings(ids)
 	return ids
 }
 
-// Spec loads the built-in spec with this id.
+// Spec returns the built-in spec with this id, as spec.Load returns <id>/<id>.yaml from FS: a new
+// completed variant on each call, built from its compiled form.
 func Spec(id string) (*spec.Variant, error) {
-	p := path.Join(id, id+".yaml")
-	if _, err := fs.Stat(FS, p); err != nil {
-		return nil, fmt.Errorf("unknown variant %q (built-in: %v)", id, IDs())
+	for _, b := range builtins {
+		if b.ID == id {
+			return b.Spec()
+		}
 	}
-	data, err := fs.ReadFile(FS, p)
-	if err != nil {
-		return nil, err
-	}
-	// The built-ins are validated against the JSON Schema by their tests; here they load without it.
-	return spec.ParseEmbedded(p, data)
+	return nil, fmt.Errorf("unknown variant %q (built-in: %v)", id, IDs())
 }
