@@ -6,12 +6,19 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	invschema "github.com/invopop/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
+
+var printer = message.NewPrinter(language.English)
 
 // SchemaID is the $id of the spec language's JSON Schema.
 const SchemaID = "https://github.com/agentbash/agentbash/spec/schema.json"
@@ -47,38 +54,61 @@ func GenerateSchema() ([]byte, error) {
 
 var (
 	compileOnce sync.Once
-	compiled    *schemaNode
+	compiled    *jsonschema.Schema
 	compileErr  error
 )
 
-// compiledSchema compiles spec/schema.json on first use: only a spec read from a file is validated.
-func compiledSchema() (*schemaNode, error) {
+func compiledSchema() (*jsonschema.Schema, error) {
 	compileOnce.Do(func() {
-		compiled, compileErr = compileSpecSchema(schemaJSON)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+		if err != nil {
+			compileErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(SchemaID, doc); err != nil {
+			compileErr = err
+			return
+		}
+		compiled, compileErr = c.Compile(SchemaID)
 	})
 	return compiled, compileErr
 }
 
-// validateSchema checks a decoded spec against the JSON Schema and maps every error to its position.
+// validateSchema checks a decoded spec against the JSON Schema and maps every leaf error to its position.
 func validateSchema(file string, inst any, pos positions) Errors {
 	sch, err := compiledSchema()
 	if err != nil {
 		return Errors{{File: file, Msg: "internal: spec schema does not compile: " + err.Error()}}
 	}
-	return schemaErrors(file, sch.validate(inst, "", nil), pos)
-}
-
-// schemaErrors maps the validator's errors to positions, once each, in file order.
-func schemaErrors(file string, leaves []schemaLeaf, pos positions) Errors {
+	err = sch.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return Errors{{File: file, Msg: err.Error()}}
+	}
 	var out Errors
 	seen := map[string]bool{}
-	for _, e := range leaves {
-		ptr, msg := e.ptr, e.msg
-		switch {
-		case e.got != nil && e.max:
-			msg = e.got.RatString() + " is over the maximum " + e.bound.RatString()
-		case e.got != nil:
-			msg = e.got.RatString() + " is under the minimum " + e.bound.RatString()
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		ptr := ""
+		for _, part := range e.InstanceLocation {
+			ptr += "/" + escapePointer(part)
+		}
+		msg := e.ErrorKind.LocalizedString(printer)
+		switch k := e.ErrorKind.(type) {
+		case *kind.Maximum:
+			msg = k.Got.RatString() + " is over the maximum " + k.Want.RatString()
+		case *kind.Minimum:
+			msg = k.Got.RatString() + " is under the minimum " + k.Want.RatString()
 		}
 		// Point at an unknown key itself rather than at its object.
 		at := ptr
@@ -92,7 +122,7 @@ func schemaErrors(file string, leaves []schemaLeaf, pos positions) Errors {
 		}
 		key := at + "\x00" + msg
 		if seen[key] {
-			continue
+			return
 		}
 		seen[key] = true
 		lc, ok := pos[at+"#value"]
@@ -104,6 +134,7 @@ func schemaErrors(file string, leaves []schemaLeaf, pos positions) Errors {
 		}
 		out = append(out, &Error{File: file, Line: lc[0], Col: lc[1], Field: pointerToField(ptr), Msg: msg})
 	}
+	walk(ve)
 	sortErrors(out)
 	return out
 }
