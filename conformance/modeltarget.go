@@ -178,8 +178,9 @@ type hostRun struct {
 	host *model.Host
 	out  []*os.File // the record's copies of its output
 
-	mu  sync.Mutex
-	own []int // the host's processes when it made its first request
+	ready chan struct{} // closed once host is set (or the start failed)
+	mu    sync.Mutex
+	own   []int // the host's processes when it made its first request
 }
 
 // host returns the workspace's running host, starting one when there is none (or it died).
@@ -196,8 +197,17 @@ func (c *modelConn) host(ws string) (*hostRun, error) {
 		}
 	}
 	c.starts++
-	h := &hostRun{n: c.starts, ws: ws}
-	opts := model.Options{Tools: c.m.Tools}
+	h := &hostRun{n: c.starts, ws: ws, ready: make(chan struct{})}
+	defer close(h.ready)
+	opts := model.Options{Tools: c.m.Tools, OnFirstTurn: func() {
+		// The host's own processes, before any tool runs: they run in the workspace, and are not a case's.
+		<-h.ready // the host may ask before StartHost has returned
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.host != nil {
+			h.own = h.host.Tree()
+		}
+	}}
 	var rec string
 	if c.m.Record != "" {
 		rec = filepath.Join(c.m.Record, fmt.Sprintf("host-%03d", h.n))
@@ -227,21 +237,13 @@ func (c *modelConn) host(ws string) (*hostRun, error) {
 		closeFiles(h.out...)
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
+	h.mu.Lock()
 	h.host = host
+	h.mu.Unlock()
 	if rec != "" {
 		b, _ := json.MarshalIndent(map[string]any{"argv": host.Argv(), "base_url": srv.BaseURL(), "workspace": ws, "home": host.Home()}, "", "  ")
 		_ = os.WriteFile(filepath.Join(rec, "host.json"), b, 0o644)
 	}
-	go func() {
-		select {
-		case <-srv.Started():
-			own := host.Tree()
-			h.mu.Lock()
-			h.own = own
-			h.mu.Unlock()
-		case <-host.Done():
-		}
-	}()
 	go func() {
 		<-host.Done()
 		srv.Abort(fmt.Errorf("the host (pid %d) ended (%s) before it sent the result%s", host.Pid(), host.ExitString(), hostTail(host)))

@@ -97,6 +97,9 @@ type Options struct {
 	FinalText string
 	// RecordDir, when set, receives every request and the answer it got, numbered in order.
 	RecordDir string
+	// OnFirstTurn, when set, is called at the first turn, before the model answers it (so before any
+	// tool call): a moment to see what the host runs of its own.
+	OnFirstTurn func()
 }
 
 // Server is the fake model: an HTTP server on 127.0.0.1 speaking one API.
@@ -324,7 +327,12 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, body []byte, n int
 		s.write(w, r, t, nil, "ok", n)
 		return
 	}
-	s.firstOne.Do(func() { close(s.first) })
+	s.firstOne.Do(func() {
+		if s.opts.OnFirstTurn != nil {
+			s.opts.OnFirstTurn()
+		}
+		close(s.first)
+	})
 	s.mu.Lock()
 	got := 0
 	for _, res := range t.results {
