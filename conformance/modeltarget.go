@@ -354,7 +354,7 @@ func (c *modelConn) record(h *hostRun, req Request, call model.Call, r model.Res
 	if c.calls == nil {
 		return
 	}
-	line, err := jsonenc.Marshal(map[string]any{"host": h.n, "case": req.Case, "tool": call.Name, "call_id": call.ID,
+	line, err := jsonenc.Marshal(map[string]any{"host": h.n, "case": req.Case, "tool": call.Name, "call_id": r.CallID,
 		"params": call.Args, "text": r.Text, "is_error": r.IsError, "raw": r.Raw})
 	if err != nil {
 		return

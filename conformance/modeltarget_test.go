@@ -4,15 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,93 +16,14 @@ import (
 	"github.com/agentbash/agentbash/conformance/model/modeltest"
 	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/internal/proctest"
-	"github.com/agentbash/agentbash/runtime"
 )
 
-// The test binary doubles as a host CLI: started as `<test binary> model-fakehost FLAGS`, it holds a
-// conversation with the model at -base in the API -api (modeltest.Host) and runs each tool call with this
-// module's runtime on -variant, in its working directory (the workspace), answering what the model sees:
-// the result's text, a raised error's message with the error flag.
+// The test binary doubles as a host CLI (modeltest.FakeHost): started as `<test binary> model-fakehost
+// FLAGS`, it holds a conversation with the model and runs each tool call with this module's runtime.
 func init() {
 	if len(os.Args) >= 2 && os.Args[1] == "model-fakehost" {
-		os.Exit(fakeHost(os.Args[2:]))
+		os.Exit(modeltest.FakeHost(os.Args[2:]))
 	}
-}
-
-func fakeHost(args []string) int {
-	fs := flag.NewFlagSet("model-fakehost", flag.ContinueOnError)
-	api := fs.String("api", "", "the model API")
-	base := fs.String("base", "", "the base URL")
-	mode := fs.String("mode", "sse", "sse, whole, or array (Gemini's streamGenerateContent without alt=sse)")
-	variant := fs.String("variant", "", "the variant whose tools the host offers and runs")
-	prefix := fs.String("prefix", "", "the host names each tool with this prefix")
-	side := fs.Bool("side", false, "make the requests beside the conversation first")
-	noIDs := fs.Bool("noids", false, "Gemini functionResponses without ids")
-	dieAfter := fs.Int("die-after", 0, "exit with status 3 once this many calls ran (before sending their results)")
-	hangAfter := fs.Int("hang-after", 0, "hang once this many calls ran (before sending their results)")
-	child := fs.String("child", "", "start this sleep in a session of its own first (it must be killed with the host)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *child != "" {
-		cmd := exec.Command("sleep", *child)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	v, err := loadAny(*variant)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ws, _ := os.Getwd()
-	eng, err := runtime.New(v, runtime.WithWorkspace(ws))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer eng.Close()
-	var tools []modeltest.Tool
-	for _, t := range v.Tools {
-		schema, _ := jsonenc.Marshal(t.InputSchema())
-		tools = append(tools, modeltest.Tool{Name: *prefix + t.Name, Schema: schema})
-	}
-	h := modeltest.Host{API: model.API(*api), BaseURL: *base, Stream: *mode == "sse", GeminiArray: *mode == "array", NoCallIDs: *noIDs,
-		Tools: tools, SideRequests: *side,
-		Exec: func(ctx context.Context, name string, args json.RawMessage) (string, bool) {
-			res, err := eng.Call(ctx, strings.TrimPrefix(name, *prefix), args)
-			if err != nil {
-				var te *runtime.ToolError
-				if errors.As(err, &te) {
-					return te.Message, true
-				}
-				return err.Error(), true
-			}
-			var s string
-			if json.Unmarshal(res, &s) == nil {
-				return s, false
-			}
-			return string(res), false
-		},
-		OnCall: func(n int) {
-			if *dieAfter > 0 && n >= *dieAfter {
-				fmt.Fprintln(os.Stderr, "fakehost: dying on purpose after", n, "calls")
-				os.Exit(3)
-			}
-			if *hangAfter > 0 && n >= *hangAfter {
-				fmt.Fprintln(os.Stderr, "fakehost: hanging on purpose after", n, "calls")
-				select {}
-			}
-		}}
-	text, err := h.Run(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakehost:", err)
-		return 1
-	}
-	fmt.Println(text)
-	return 0
 }
 
 // fakeHostTarget is the model target of the fake host on a variant.
