@@ -354,4 +354,3 @@ func lastLines(s string, n int) string {
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
-
