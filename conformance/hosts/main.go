@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -124,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // returns its command's path.
 func install(ctx context.Context, npm, cache string, h Host, log io.Writer) (string, error) {
 	dir := filepath.Join(cache, h.Name)
-	bin := filepath.Join(dir, "node_modules", ".bin", h.Bin)
+	bin := binPath(dir, h.Bin)
 	if installedVersion(dir, h.Package()) == h.Version() {
 		if _, err := os.Stat(bin); err == nil {
 			return bin, nil
@@ -153,6 +154,21 @@ func install(ctx context.Context, npm, cache string, h Host, log io.Writer) (str
 		return "", fmt.Errorf("the package has no command %s: %v", h.Bin, err)
 	}
 	return bin, nil
+}
+
+// binPath is a host's command under an install directory: a name in node_modules/.bin, or a path under
+// node_modules with {platform} (Node's platform-arch: linux-x64, darwin-arm64) replaced, for a package whose
+// command is a stub its install script would replace by the native binary of a per-platform package.
+func binPath(dir, bin string) string {
+	if !strings.Contains(bin, "/") {
+		return filepath.Join(dir, "node_modules", ".bin", bin)
+	}
+	arch := map[string]string{"amd64": "x64", "386": "ia32"}[goruntime.GOARCH]
+	if arch == "" {
+		arch = goruntime.GOARCH
+	}
+	bin = strings.ReplaceAll(bin, "{platform}", goruntime.GOOS+"-"+arch)
+	return filepath.Join(dir, "node_modules", filepath.FromSlash(bin))
 }
 
 // installedVersion is the version of the package installed under dir ("" if none).

@@ -34,11 +34,20 @@ func (chatDialect) parse(_ *http.Request, body []byte) (*turn, error) {
 				Name string `json:"name"`
 			} `json:"function"`
 		} `json:"tools"`
+		ResponseFormat *struct {
+			Type       string `json:"type"`
+			JSONSchema struct {
+				Schema any `json:"schema"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, err
 	}
 	t := &turn{model: req.Model, stream: req.Stream}
+	if rf := req.ResponseFormat; rf != nil && strings.HasPrefix(rf.Type, "json") {
+		t.json, t.schema = true, rf.JSONSchema.Schema
+	}
 	for _, tl := range req.Tools {
 		if tl.Function.Name != "" {
 			t.tools = append(t.tools, tl.Function.Name)

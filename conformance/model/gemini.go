@@ -39,11 +39,23 @@ func (geminiDialect) parse(r *http.Request, body []byte) (*turn, error) {
 				Name string `json:"name"`
 			} `json:"function_declarations"`
 		} `json:"tools"`
+		GenerationConfig *struct {
+			ResponseMimeType   string `json:"responseMimeType"`
+			ResponseJSONSchema any    `json:"responseJsonSchema"`
+			ResponseSchema     any    `json:"responseSchema"`
+		} `json:"generationConfig"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, err
 	}
 	t := &turn{}
+	if gc := req.GenerationConfig; gc != nil && strings.Contains(gc.ResponseMimeType, "json") {
+		t.json = true
+		t.schema = gc.ResponseJSONSchema
+		if t.schema == nil {
+			t.schema = gc.ResponseSchema
+		}
+	}
 	p := r.URL.Path
 	if i := strings.LastIndex(p, "/models/"); i >= 0 {
 		t.model, _, _ = strings.Cut(p[i+len("/models/"):], ":")

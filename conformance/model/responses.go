@@ -34,11 +34,20 @@ func (responsesDialect) parse(_ *http.Request, body []byte) (*turn, error) {
 			Type string `json:"type"`
 			Name string `json:"name"`
 		} `json:"tools"`
+		Text *struct {
+			Format *struct {
+				Type   string `json:"type"`
+				Schema any    `json:"schema"`
+			} `json:"format"`
+		} `json:"text"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, err
 	}
 	t := &turn{model: req.Model, stream: req.Stream}
+	if req.Text != nil && req.Text.Format != nil && strings.HasPrefix(req.Text.Format.Type, "json") {
+		t.json, t.schema = true, req.Text.Format.Schema
+	}
 	for _, tl := range req.Tools {
 		if tl.Name != "" {
 			t.tools = append(t.tools, tl.Name)

@@ -323,8 +323,14 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, body []byte, n int
 		return
 	}
 	if !s.offers(t.tools) {
-		// Not the conversation under test (a title, a classifier, a summary): a minimal answer.
-		s.write(w, r, t, nil, "ok", n)
+		// Not the conversation under test (a title, a classifier, a summary): a minimal answer, an
+		// instance of the schema when the request asks for JSON.
+		text := "ok"
+		if t.json {
+			b, _ := marshal(minimalInstance(t.schema))
+			text = string(b)
+		}
+		s.write(w, r, t, nil, text, n)
 		return
 	}
 	s.firstOne.Do(func() {
@@ -425,6 +431,8 @@ type turn struct {
 	array   bool     // the answer is a JSON array of responses (Gemini's streamGenerateContent without alt=sse)
 	tools   []string // the names of the tools offered
 	results []Result // every tool result in the request
+	json    bool     // the answer's text must be JSON (a structured output)
+	schema  any      // the JSON Schema of that text, when the request gives one
 }
 
 // dialect is one API's side of the conversation.
@@ -597,4 +605,55 @@ func (rc *recorder) done() {
 	name := fmt.Sprintf("%04d-%s", rc.n, strings.Trim(strings.NewReplacer("/", "_", ":", "_").Replace(rc.r.URL.Path), "_"))
 	_ = os.WriteFile(filepath.Join(dir, name+".request.json"), b, 0o644)
 	_ = os.WriteFile(filepath.Join(dir, name+".answer"), rc.out.Bytes(), 0o644)
+}
+
+// minimalInstance is a small value that a JSON Schema (as structured-output requests give it, in any
+// case of type names) accepts: an object with every property, the first of an enum, a string "ok", the
+// minimum of a number (or 1), an empty array (or minItems items).
+func minimalInstance(schema any) any {
+	m, _ := schema.(map[string]any)
+	if m == nil {
+		return map[string]any{}
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	if c, ok := m["const"]; ok {
+		return c
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if alts, ok := m[k].([]any); ok && len(alts) > 0 {
+			return minimalInstance(alts[0])
+		}
+	}
+	typ, _ := m["type"].(string)
+	if ts, ok := m["type"].([]any); ok && len(ts) > 0 {
+		typ, _ = ts[0].(string)
+	}
+	switch strings.ToLower(typ) {
+	case "string":
+		return "ok"
+	case "integer", "number":
+		if v, ok := m["minimum"].(float64); ok {
+			return v
+		}
+		return 1
+	case "boolean":
+		return false
+	case "null":
+		return nil
+	case "array":
+		n, _ := m["minItems"].(float64)
+		out := []any{}
+		for range int(n) {
+			out = append(out, minimalInstance(m["items"]))
+		}
+		return out
+	}
+	out := map[string]any{}
+	props, _ := m["properties"].(map[string]any)
+	for k, p := range props {
+		out[k] = minimalInstance(p)
+	}
+	return out
 }
