@@ -178,9 +178,10 @@ type hostRun struct {
 	host *model.Host
 	out  []*os.File // the record's copies of its output
 
-	ready chan struct{} // closed once host is set (or the start failed)
-	mu    sync.Mutex
-	own   []int // the host's processes when it made its first request
+	ready    chan struct{} // closed once host is set (or the start failed)
+	mu       sync.Mutex
+	own      []int  // the host's processes when it made its first request
+	lastCase string // the case of the last call
 }
 
 // host returns the workspace's running host, starting one when there is none (or it died).
@@ -291,15 +292,20 @@ func (c *modelConn) end(h *hostRun) {
 	closeFiles(h.out...)
 }
 
-// kill ends a host that gave no answer: its whole process tree is killed at once.
-func (c *modelConn) kill(h *hostRun) {
+// retire ends a host whose conversation grew too long, as at the end of the run.
+func (c *modelConn) retire(h *hostRun) {
 	c.mu.Lock()
 	if c.hosts[h.ws] == h {
 		delete(c.hosts, h.ws)
 	}
 	c.mu.Unlock()
-	h.host.Kill()
 	c.end(h)
+}
+
+// kill ends a host that gave no answer: its whole process tree is killed at once.
+func (c *modelConn) kill(h *hostRun) {
+	h.host.Kill()
+	c.retire(h)
 }
 
 func (c *modelConn) Call(ctx context.Context, req Request) (Answer, error) {
@@ -310,11 +316,29 @@ func (c *modelConn) Call(ctx context.Context, req Request) (Answer, error) {
 	return as[0], nil
 }
 
+// maxHistory is the size of a conversation past which a batch host is ended and a fresh one started for
+// the next case: every turn sends the whole history again, so a conversation of large outputs would cost
+// the square of its length.
+const maxHistory = 4 << 20
+
 // callParallel sends the calls as parallel tool calls in one answer of the model.
 func (c *modelConn) callParallel(ctx context.Context, reqs []Request) ([]Answer, error) {
 	h, err := c.host(reqs[0].Workspace)
 	if err != nil {
 		return nil, err
+	}
+	h.mu.Lock()
+	newCase := h.lastCase != reqs[0].Case
+	h.lastCase = reqs[0].Case
+	h.mu.Unlock()
+	if newCase && h.srv.HistorySize() > maxHistory {
+		c.retire(h)
+		if h, err = c.host(reqs[0].Workspace); err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		h.lastCase = reqs[0].Case
+		h.mu.Unlock()
 	}
 	calls := make([]model.Call, len(reqs))
 	for i, r := range reqs {

@@ -49,12 +49,13 @@ func TestModelTarget(t *testing.T) {
 		perCase bool
 		more    []string
 		only    []string // the cases run (default: all)
+		rotates bool     // the conversation outgrows maxHistory: more than one host start
 	}{
 		{api: model.Anthropic, mode: "sse", variant: "codex", more: []string{"-side"}},
 		{api: model.Anthropic, mode: "whole", variant: "rye"},
 		{api: model.OpenAIResponses, mode: "sse", variant: "codex", more: []string{"-side"}, only: codexFew},
 		{api: model.OpenAIResponses, mode: "whole", variant: "toolregistry"},
-		{api: model.OpenAIChat, mode: "sse", variant: "agentrail", more: []string{"-side"}},
+		{api: model.OpenAIChat, mode: "sse", variant: "agentrail", more: []string{"-side"}, rotates: true},
 		{api: model.OpenAIChat, mode: "whole", variant: "tunacode", perCase: true},
 		{api: model.Gemini, mode: "sse", variant: "codegensandbox", more: []string{"-side"}},
 		{api: model.Gemini, mode: "array", variant: "rye", more: []string{"-noids"}},
@@ -70,6 +71,9 @@ func TestModelTarget(t *testing.T) {
 			v := mustVariant(t, tc.variant)
 			target := fakeHostTarget(tc.api, tc.mode, tc.variant, tc.more...)
 			target.PerCase = tc.perCase
+			if tc.rotates {
+				target.Record = t.TempDir()
+			}
 			opts := []Option{Trusted(), TimeScale(timeScale)}
 			if tc.perCase {
 				opts = append(opts, Parallel(4))
@@ -86,6 +90,12 @@ func TestModelTarget(t *testing.T) {
 			}
 			for _, w := range r.Warnings {
 				t.Errorf("warning: %s", w)
+			}
+			if tc.rotates {
+				starts, _ := filepath.Glob(filepath.Join(target.Record, "host-*"))
+				if len(starts) < 2 {
+					t.Errorf("%d host starts: the conversation was not cut past %d bytes", len(starts), maxHistory)
+				}
 			}
 			t.Logf("%d passed, %d skipped in %s", r.Passed, r.Skipped, time.Duration(r.ElapsedMS)*time.Millisecond)
 		})

@@ -123,6 +123,7 @@ type Server struct {
 	waiting map[string]*pending // calls sent to the host whose results have not come
 	warn    []string
 	seq     atomic.Int64 // request numbers, for the record
+	turnLen atomic.Int64 // the size of the last turn's body: the conversation's history
 	ids     atomic.Int64 // call and message numbers
 	nonce   string
 }
@@ -186,6 +187,10 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
 // BaseURL is the URL a host's base-URL setting takes: URL with the API's PathPrefix.
 func (s *Server) BaseURL() string { return s.URL() + s.api.PathPrefix() }
+
+// HistorySize is the size in bytes of the host's last turn request: its conversation's history, which
+// every turn sends again.
+func (s *Server) HistorySize() int64 { return s.turnLen.Load() }
 
 // Started is closed when the host made its first turn request.
 func (s *Server) Started() <-chan struct{} { return s.first }
@@ -333,6 +338,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, body []byte, n int
 		s.write(w, r, t, nil, text, n)
 		return
 	}
+	s.turnLen.Store(int64(len(body)))
 	s.firstOne.Do(func() {
 		if s.opts.OnFirstTurn != nil {
 			s.opts.OnFirstTurn()
