@@ -114,7 +114,8 @@ func StartHost(spec HostSpec, vars Vars) (*Host, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(h.home, p)
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+		err := os.MkdirAll(filepath.Dir(p), 0o755)
+		if err == nil {
 			err = os.WriteFile(p, []byte(vars.Expand(f.Content)), 0o600)
 		}
 		if err != nil {
