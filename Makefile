@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -87,6 +87,14 @@ fuzz:
 SOAK_CALLS ?= 2000
 soak:
 	AGENTBASH_SOAK_CALLS=$(SOAK_CALLS) $(GO) test -race -count=1 -timeout 30m -run '^TestSoak$$' -v ./runtime/
+
+# hosts checks the shell tools of real agent CLIs (conformance/hosts/hosts.yaml: the pinned npm packages,
+# installed into $(HOSTS_CACHE)) against their specs, the suite playing the model, and prints a table per
+# host; a host whose package npm cannot install is skipped with the reason. HOSTSFLAGS: -host NAME, -run
+# REGEXP, -record DIR, -v.
+HOSTS_CACHE ?= $(or $(AGENTBASH_HOSTS_CACHE),$(HOME)/.cache/agentbash/hosts)
+hosts:
+	$(GO) run ./conformance/hosts -cache $(HOSTS_CACHE) $(HOSTSFLAGS)
 
 # mutate applies a fixed list of small wrong changes (internal/mutate/mutants.go) one at a time to a copy of
 # the tree, runs the owning packages' tests for each and prints the mutation score (not in CI: minutes).

@@ -13,7 +13,8 @@
 //
 // Targets: InProcess (the runtime itself), Wire (any executable speaking the JSON Lines wire protocol),
 // MCP (an MCP server over stdio), MCPHTTP and MCPSSE (an MCP server at a URL), all MCP ones driven by the
-// official SDK's client. conformance/PROTOCOL.md documents the wire protocol, how an MCP server is driven
+// official SDK's client, and Model (an agent CLI reached through a model API it calls: the suite plays
+// the model with package conformance/model). conformance/PROTOCOL.md documents the wire protocol, how an MCP server is driven
 // and judged, and the masking rules; runtime/serve is the reference server of both.
 //
 // Safety: a command that a spec's policy blocks is never sent as written to a target that might run it.

@@ -95,6 +95,7 @@ type Session struct {
 	cases   []Case
 	started time.Time
 	fixedWS string
+	beside  bool // the reference's workspaces are made beside fixedWS (siblingWorkspacer)
 
 	mu     sync.Mutex
 	n      int
@@ -144,6 +145,9 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 	if f, ok := s.conn.(fixedWorkspacer); ok {
 		s.fixedWS = f.fixedWorkspace()
 		s.o.parallel = 1
+		if b, ok := s.conn.(siblingWorkspacer); ok {
+			s.beside = b.besideWorkspace()
+		}
 	}
 	s.report = &Report{Variant: v.ID, Target: target.Name()}
 	if s.fixedWS != "" && len(s.fixedWS) < len(s.workspace(1, 'r')) {
@@ -160,11 +164,11 @@ func (s *Session) Cases() []Case { return s.cases }
 // groups, the features exercised, the target's warnings, and the baseline's verdict.
 func (s *Session) Close() *Report {
 	r := s.report
-	if w, ok := s.conn.(Warner); ok {
-		r.Warnings = w.Warnings()
-	}
 	if err := s.conn.Close(); err != nil {
 		r.CloseError = err.Error()
+	}
+	if w, ok := s.conn.(Warner); ok {
+		r.Warnings = w.Warnings() // after Close: what the target did as it ended counts
 	}
 	os.RemoveAll(s.root)
 	order := map[string]int{}
@@ -282,6 +286,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	params := c.Params
 	if c.Size != nil {
 		probe := s.workspace(n, 'p')
+		defer os.RemoveAll(probe)
 		p, err := s.calibrate(ctx, c, probe)
 		if err != nil {
 			res.Status, res.Reason = Fail, "calibrating the output size on the reference: "+err.Error()
@@ -313,7 +318,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		start := time.Now()
 		ref.answers, ref.sent, ref.err = s.play(cctx, c, ref.params, ref.ws, func(ctx context.Context, tool string, params json.RawMessage) (Answer, error) {
 			return answerOf(eng.Call(ctx, tool, params))
-		})
+		}, nil)
 		ref.elapsed = time.Since(start)
 		if c.NoSurvivors {
 			ref.left = survivors(ref.ws)
@@ -324,13 +329,26 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
 		start := time.Now()
-		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (Answer, error) {
+		request := func(name string, params json.RawMessage) Request {
 			format := s.format(name)
 			if to, ok := s.o.tools[name]; ok {
 				name = to // the target's name for the spec's tool
 			}
-			return s.conn.Call(ctx, Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format})
-		})
+			return Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name}
+		}
+		var many func(ctx context.Context, name string, params json.RawMessage, n int) ([]Answer, error)
+		if pc, ok := s.conn.(parallelCaller); ok {
+			many = func(ctx context.Context, name string, params json.RawMessage, n int) ([]Answer, error) {
+				reqs := make([]Request, n)
+				for k := range reqs {
+					reqs[k] = request(name, params)
+				}
+				return pc.callParallel(ctx, reqs)
+			}
+		}
+		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (Answer, error) {
+			return s.conn.Call(ctx, request(name, params))
+		}, many)
 		tgt.elapsed = time.Since(start)
 		if c.NoSurvivors && tgt.err == nil {
 			own := before
@@ -355,9 +373,15 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		return res
 	}
 	var want, got Masked
+	viewer, _ := s.conn.(answerViewer)
 	for i := range ref.answers {
-		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ref.answers[i])
-		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(tgt.answers[i])
+		ra, ta := ref.answers[i], tgt.answers[i]
+		if viewer != nil {
+			f := s.format(c.callTool(i))
+			ra, ta = viewer.view(ra, f), viewer.view(ta, f)
+		}
+		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ra)
+		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(ta)
 		if i == 0 {
 			want, got = w, g
 		}
@@ -395,13 +419,17 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 
 // workspace is the path of case n's workspace of a kind (r the reference's, t the target's, p a probe):
 // <root>/<n>/<kind>, padded so that it is as long as the target's fixed workspace, when it has one (a
-// result that shows the path, then cut at a limit, is cut at the same place).
+// result that shows the path, then cut at a limit, is cut at the same place); beside a fixed workspace
+// whose parent is the suite's (siblingWorkspacer), <that parent>/<kind>.
 // workspaceNames are the base names of the workspaces the suite makes, by kind (reference, target,
 // probe): of one length, so that a path cut at a limit is cut alike, and distinctive, so that a name the
 // tool answers (a workspace parameter's error) can be masked.
 var workspaceNames = map[byte]string{'r': "ws-ref", 't': "ws-tgt", 'p': "ws-prb"}
 
 func (s *Session) workspace(n int, kind byte) string {
+	if s.beside {
+		return filepath.Join(filepath.Dir(s.fixedWS), workspaceNames[kind])
+	}
 	dir := s.caseDir(n)
 	name := workspaceNames[kind]
 	if pad := len(s.fixedWS) - len(dir) - 1 - len(name); s.fixedWS != "" && pad > 0 {

@@ -38,8 +38,11 @@ func (c Case) calls() []Step {
 }
 
 // play makes a case's calls in order on one side: each step's session tokens are replaced by the ids the
-// side's own answers gave. It stops at the first call the side gave no answer to.
-func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws string, do func(ctx context.Context, tool string, params json.RawMessage) (Answer, error)) ([]Answer, []json.RawMessage, error) {
+// side's own answers gave. It stops at the first call the side gave no answer to. The copies of a repeated
+// step are sent at once: with many, when it is not nil, as one (parallel tool calls in one answer of a
+// model), else with a call of do each.
+func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws string, do func(ctx context.Context, tool string, params json.RawMessage) (Answer, error),
+	many func(ctx context.Context, tool string, params json.RawMessage, n int) ([]Answer, error)) ([]Answer, []json.RawMessage, error) {
 	var answers []Answer
 	var sent []json.RawMessage
 	for i, st := range c.calls() {
@@ -52,11 +55,21 @@ func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws st
 		n := max(st.Repeat, 1)
 		got := make([]Answer, n)
 		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for k := range n {
-			wg.Go(func() { got[k], errs[k] = do(ctx, st.Tool, params) })
+		if many != nil && n > 1 {
+			as, err := many(ctx, st.Tool, params, n)
+			for k := range n {
+				errs[k] = err
+				if err == nil {
+					got[k] = as[k]
+				}
+			}
+		} else {
+			var wg sync.WaitGroup
+			for k := range n {
+				wg.Go(func() { got[k], errs[k] = do(ctx, st.Tool, params) })
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		for k := range n {
 			if errs[k] != nil {
 				return answers, sent, fmt.Errorf("call %d (%s): %w", len(answers)+1, st.Tool, errs[k])

@@ -60,6 +60,8 @@ type Request struct {
 	// Format is the tool's result format (json or text), for targets whose answers do not say (MCP's
 	// text content). It is not sent on the wire.
 	Format string `json:"-"`
+	// Case is the name of the case the call belongs to, for a target's records. It is not sent either.
+	Case string `json:"-"`
 }
 
 // Answer is a tool's answer: a result (an object, or a string for text tools) or a raised error.

@@ -16,7 +16,8 @@ package docs_test
 //   - A command ending in `&` runs in the background; the next command starts once the `-addr HOST:PORT`
 //     the background command names accepts connections, and the block's processes are killed at its end.
 //     The address 127.0.0.1:8931 is replaced by a free port of the machine.
-//   - A command that runs python3 or node is skipped, with a message, when the machine has none; one that
+//   - A command that runs python3, node or npm is skipped, with a message, when the machine has none; one
+//     that runs an agent CLI npm installed (a path under node_modules/.bin), when it is not there; one that
 //     runs the sandbox (-sandbox, sandbox check), when the machine cannot sandbox (runtime/sandbox.Check).
 //   - `agentbash` is the command built from this checkout, on PATH, and so are `go run ./cmd/agentbash`,
 //     `go build -o FILE ./cmd/agentbash` and `go install ./cmd/agentbash` (a shell function stands in for
@@ -435,13 +436,26 @@ func missingSandbox(cmd string) string {
 	return ""
 }
 
-// missingTool returns python3 or node when the command runs one that the machine lacks.
+// missingTool returns python3, node or npm when the command runs one that the machine lacks, or the path of
+// an agent CLI that npm installs (under node_modules/.bin) when it is not there (npm could not install it).
 func missingTool(cmd string) string {
-	for _, tool := range []string{"python3", "node"} {
+	for _, tool := range []string{"python3", "node", "npm"} {
 		if regexp.MustCompile(`(^|\s)` + tool + `\s`).MatchString(cmd) {
 			if _, err := exec.LookPath(tool); err != nil {
 				return tool
 			}
+		}
+	}
+	for _, w := range strings.Fields(cmd) {
+		if !strings.Contains(w, "/node_modules/.bin/") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(w, "~/"); ok {
+			home, _ := os.UserHomeDir()
+			w = filepath.Join(home, rest)
+		}
+		if _, err := os.Stat(w); err != nil {
+			return w
 		}
 	}
 	return ""

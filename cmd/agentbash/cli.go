@@ -106,6 +106,7 @@ that cannot ask gets the policy's denial.`,
 		summary: "check an implementation of a contract against its spec",
 		usage: []string{
 			"conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...      (wire protocol; with -mcp: MCP over stdio)",
+			"conformance VARIANT|SPEC.yaml -model API [flags] -- HOST-ARGV...   (a host CLI; the suite plays the model)",
 			"conformance VARIANT|SPEC.yaml [flags] -mcp-http URL -workspace DIR",
 			"conformance VARIANT|SPEC.yaml [flags] -mcp-sse URL -workspace DIR",
 			"conformance VARIANT|SPEC.yaml -list",
@@ -113,6 +114,7 @@ that cannot ask gets the policy's denial.`,
 		args: [][2]string{
 			{"VARIANT|SPEC.yaml", "the contract: a built-in variant or a spec file"},
 			{"TARGET-ARGV...", "the command that starts the implementation under test"},
+			{"HOST-ARGV...", "the command that starts an agent CLI pointed at {base_url}, in {workspace}, with HOME at {home}"},
 		},
 		about: `Every case derived from the spec runs on agentbash's runtime and on the target, each in a fresh
 identical workspace, and the answers are compared (conformance/PROTOCOL.md). Exit status 1 when a case

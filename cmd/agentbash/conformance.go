@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/conformance"
+	"github.com/agentbash/agentbash/conformance/model"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -26,6 +27,25 @@ func (m toolMap) Set(s string) error {
 		return fmt.Errorf("want SPEC=TARGET, got %q", s)
 	}
 	m[from] = to
+	return nil
+}
+
+// hostFiles is a repeatable -host-file PATH=TEMPLATE flag: the template file's text, written at PATH before
+// each start of a host.
+type hostFiles []model.File
+
+func (f *hostFiles) String() string { return fmt.Sprint(len(*f)) }
+
+func (f *hostFiles) Set(s string) error {
+	path, tmpl, ok := strings.Cut(s, "=")
+	if !ok || path == "" || tmpl == "" {
+		return fmt.Errorf("want PATH=TEMPLATE, got %q", s)
+	}
+	b, err := os.ReadFile(tmpl)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, model.File{Path: path, Content: string(b)})
 	return nil
 }
 
@@ -52,6 +72,11 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	update := fs.Bool("update-baseline", false, "write the run's failures to the -baseline file (keeping known reasons) instead of failing on them")
 	tools := toolMap{}
 	fs.Var(tools, "tool", "the spec's tool and the target's name for it, as `SPEC=TARGET` (repeatable)")
+	modelAPI := fs.String("model", "", "the target is a host CLI (after --) that reaches its shell tool through this model `API`: anthropic, openai-responses, openai-chat or gemini; the suite plays the model ({base_url}, {workspace} and {home} are replaced in its argv, leading NAME=VALUE words are its environment)")
+	var files hostFiles
+	fs.Var(&files, "host-file", "before each start of the -model host, write the text of the file TEMPLATE at PATH, placeholders replaced, given as `PATH=TEMPLATE` (a relative PATH is under {home}; repeatable)")
+	perCase := fs.Bool("host-per-case", false, "start the -model host for each case, in the case's own workspace (default: one start carries case after case)")
+	record := fs.String("record", "", "write every request of the -model host, the answer it got, and each tool call with its result (calls.jsonl) under `DIR`")
 	pos, code, ok := conformanceCmd.parse(fs, flagArgs, stdout, stderr)
 	if !ok {
 		return code
@@ -68,14 +93,24 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	case len(pos) > 1:
 		return conformanceCmd.usageError(stderr, "unexpected argument %q: put the target's command after --", pos[1])
 	case *list:
-	case urls > 1 || (urls == 1 && (dashed || *mcpStdio)):
-		return conformanceCmd.usageError(stderr, "give one target: -- ARGV, -mcp -- ARGV, -mcp-http URL or -mcp-sse URL")
+	case urls > 1 || (urls == 1 && (dashed || *mcpStdio)) || (*modelAPI != "" && (urls > 0 || *mcpStdio)):
+		return conformanceCmd.usageError(stderr, "give one target: -- ARGV, -mcp -- ARGV, -model API -- HOST-ARGV, -mcp-http URL or -mcp-sse URL")
+	case *modelAPI == "" && (len(files) > 0 || *perCase || *record != ""):
+		return conformanceCmd.usageError(stderr, "-host-file, -host-per-case and -record are for a -model target")
 	case urls == 1 && *workspace == "":
 		return conformanceCmd.usageError(stderr, "-mcp-http and -mcp-sse need -workspace DIR, the directory the server serves")
 	case urls == 0 && (!dashed || len(argv) == 0):
 		return conformanceCmd.usageError(stderr, "give the target's command after --, or -mcp-http URL or -mcp-sse URL")
 	case *update && *baseline == "":
 		return conformanceCmd.usageError(stderr, "-update-baseline needs -baseline FILE")
+	}
+	var api model.API
+	if *modelAPI != "" {
+		a, err := model.ParseAPI(*modelAPI)
+		if err != nil {
+			return conformanceCmd.usageError(stderr, "-model: %v", err)
+		}
+		api = a
 	}
 	v, err := loadVariant(pos[0])
 	if err != nil {
@@ -150,6 +185,17 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 		target = conformance.MCPHTTP(*mcpHTTP, *workspace)
 	case *mcpSSE != "":
 		target = conformance.MCPSSE(*mcpSSE, *workspace)
+	case api != "":
+		m := conformance.Model(api, argv...)
+		m.Files, m.PerCase, m.Record = files, *perCase, *record
+		for _, t := range v.Tools {
+			name := t.Name
+			if to, ok := tools[name]; ok {
+				name = to
+			}
+			m.Tools = append(m.Tools, name)
+		}
+		target = m
 	case *mcpStdio:
 		m := conformance.MCP(argv...)
 		m.Stderr = stderr
