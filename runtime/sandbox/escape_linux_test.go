@@ -294,6 +294,46 @@ c = socket.create_connection(srv.getsockname()); conn, _ = srv.accept(); print("
 	}
 }
 
+// Without the network the filter refuses what would get past the network namespace or the supervisor: a
+// unix datagram socket (its destination is named at each send), a socket pair of them, a vsock socket
+// (vsock reaches the hypervisor's host from any namespace), an io_uring (its operations pass no filter).
+// With the network nothing is refused.
+func TestStartSocketFilter(t *testing.T) {
+	py := python3(t)
+	const probe = `
+import ctypes, socket
+def try_(what, f):
+    try:
+        f(); print(what, "ok")
+    except OSError as e:
+        print(what, e.strerror)
+try_("dgram", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))
+try_("dgram pair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM))
+try_("vsock", lambda: socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM))
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+fd = libc.io_uring_setup(4, params) if hasattr(libc, "io_uring_setup") else libc.syscall(425, 4, params)
+print("io_uring", "ok" if fd >= 0 else __import__("os").strerror(ctypes.get_errno()))
+`
+	for _, tc := range []struct {
+		c    sandbox.Config
+		want string
+	}{
+		{sandbox.Config{Mode: sandbox.WorkspaceWrite}, "dgram Permission denied\ndgram pair Permission denied\n" +
+			"vsock Address family not supported by protocol\nio_uring Operation not permitted\n"},
+		{sandbox.Config{Mode: sandbox.WorkspaceWrite, Network: true}, "dgram ok\ndgram pair ok\n"},
+	} {
+		t.Run(tc.c.String(), func(t *testing.T) {
+			ws := t.TempDir()
+			sb := newSandbox(t, tc.c, ws)
+			r := sh(t, sb, ws, py+" -c "+q(probe))
+			if !strings.HasPrefix(r.stdout, tc.want) {
+				t.Errorf("stdout %q (stderr %q), want it to start with %q", r.stdout, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
 // The command gets its standard files and nothing else its host holds: a descriptor the host inherited
 // (here fd 7, open on a file outside, as `exec 7>>file; agentbash run ...` leaves it) is not the
 // command's, for a helper started at once or ahead. The test runs itself again with that descriptor.
@@ -418,7 +458,7 @@ func TestStartAsNobody(t *testing.T) {
 	if err := os.WriteFile(bin, src, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const tests = "^(TestStartMetadataReadOnly|TestStartNoCapabilities|TestStartUnixSockets|TestStartUnixSocketsOwn|TestStartOnlyStdio|TestStartStatusForgery|TestStartStatus)$"
+	const tests = "^(TestStartMetadataReadOnly|TestStartNoCapabilities|TestStartUnixSockets|TestStartUnixSocketsOwn|TestStartSocketFilter|TestStartOnlyStdio|TestStartStatusForgery|TestStartStatus)$"
 	cmd := exec.Command(bin, "-test.run="+tests, "-test.count=1", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"AGENTBASH_SANDBOX_TEST_NOBODY=1", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + os.TempDir()}
