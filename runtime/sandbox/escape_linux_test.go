@@ -5,9 +5,6 @@ package sandbox_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,47 +149,63 @@ func TestStartNoCapabilities(t *testing.T) {
 }
 
 // unixServer listens on a stream socket and a datagram socket in dir (outside any workspace) and reports
-// what reached them.
+// what reached them. (Through package syscall: every helper a test starts is this test binary, whose
+// start-up a package such as net would make slower, and BenchmarkStart with it.)
 type unixServer struct {
 	stream, dgram string
-	ln            *net.UnixListener
-	pc            *net.UnixConn
+	ln, pc        int
 }
 
 func newUnixServer(t *testing.T, dir string) *unixServer {
 	t.Helper()
 	s := &unixServer{stream: filepath.Join(dir, "u.sock"), dgram: filepath.Join(dir, "d.sock")}
 	var err error
-	if s.ln, err = net.ListenUnix("unix", &net.UnixAddr{Name: s.stream, Net: "unix"}); err != nil {
+	if s.ln, err = syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0); err != nil {
 		t.Fatal(err)
 	}
-	if s.pc, err = net.ListenUnixgram("unixgram", &net.UnixAddr{Name: s.dgram, Net: "unixgram"}); err != nil {
+	if s.pc, err = syscall.Socket(syscall.AF_UNIX, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.ln.Close(); s.pc.Close() })
+	t.Cleanup(func() { syscall.Close(s.ln); syscall.Close(s.pc) })
+	if err := syscall.Bind(s.ln, &syscall.SockaddrUnix{Name: s.stream}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(s.ln, 16); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(s.pc, &syscall.SockaddrUnix{Name: s.dgram}); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
-// received returns what a connection to the stream socket sent, and what datagrams arrived, once the
-// clients are done: a connection made is in the backlog already, a datagram in the queue, so a short
-// deadline only bounds the wait for nothing.
+// received returns what each connection to the stream socket sent, and the datagrams that arrived, once
+// the clients are done: a connection made is in the backlog, a datagram in the queue, so nothing is
+// waited for.
 func (s *unixServer) received(t *testing.T) (stream []string, dgrams []string) {
 	t.Helper()
 	for {
-		_ = s.ln.SetDeadline(time.Now().Add(50 * time.Millisecond))
-		c, err := s.ln.Accept()
+		c, _, err := syscall.Accept4(s.ln, syscall.SOCK_CLOEXEC)
 		if err != nil {
-			break
+			break // EAGAIN: no other connection
 		}
-		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		b, _ := io.ReadAll(c)
-		c.Close()
-		stream = append(stream, string(b))
+		tv := syscall.NsecToTimeval(int64(5 * time.Second))
+		_ = syscall.SetsockoptTimeval(c, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+		var got []byte
+		for { // the client has closed its end: read to the end
+			var b [256]byte
+			n, err := syscall.Read(c, b[:])
+			if n <= 0 || err != nil {
+				break
+			}
+			got = append(got, b[:n]...)
+		}
+		syscall.Close(c)
+		stream = append(stream, string(got))
 	}
 	for {
-		_ = s.pc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		b := make([]byte, 256)
-		n, _, err := s.pc.ReadFrom(b)
+		var b [256]byte
+		n, _, err := syscall.Recvfrom(s.pc, b[:], 0)
 		if err != nil {
 			break
 		}
@@ -204,9 +217,23 @@ func (s *unixServer) received(t *testing.T) (stream []string, dgrams []string) {
 // unixClient is a python3 program: stream PATH connects to PATH and sends "hello"; dgram PATH sends
 // "hello" to PATH; each prints "sent" or the error.
 const unixClient = `
-import socket, sys
+import ctypes, socket, sys, threading
 kind, path = sys.argv[1], sys.argv[2]
+if kind == "undumpable": # as ssh and gpg-agent make themselves
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    kind = "stream"
+if kind == "thread": # from a thread that is not the process's first
+    t = threading.Thread(target=lambda: connect(path))
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(b"hello")
+    s.close()
+    print("sent")
 try:
+    if kind == "thread":
+        t.start(); t.join()
+        sys.exit(0)
     if kind == "stream":
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.connect(path)
@@ -248,6 +275,11 @@ func TestStartUnixSockets(t *testing.T) {
 		{"workspace-write: connect from a background process", sandbox.Config{Mode: sandbox.WorkspaceWrite},
 			"(" + client("stream", srv.stream) + ") & wait", "PermissionError Permission denied\n", nil, nil},
 		{"allowed socket", sandbox.Config{Mode: sandbox.ReadOnly, UnixSockets: []string{srv.stream}}, client("stream", srv.stream), "sent\n", []string{"hello"}, nil},
+		{"allowed socket, from a process that is not dumpable", sandbox.Config{Mode: sandbox.ReadOnly, UnixSockets: []string{srv.stream}},
+			client("undumpable", srv.stream), "sent\n", []string{"hello"}, nil},
+		{"allowed socket, from a thread", sandbox.Config{Mode: sandbox.ReadOnly, UnixSockets: []string{srv.stream}},
+			client("thread", srv.stream), "sent\n", []string{"hello"}, nil},
+		{"workspace-write: connect from a thread", sandbox.Config{Mode: sandbox.WorkspaceWrite}, client("thread", srv.stream), "", nil, nil},
 		{"allowed socket, relative path", sandbox.Config{Mode: sandbox.ReadOnly, UnixSockets: []string{srv.stream}},
 			"cd " + q(outside) + " && " + client("stream", "u.sock"), "sent\n", []string{"hello"}, nil},
 		{"allowed directory", sandbox.Config{Mode: sandbox.WorkspaceWrite, UnixSockets: []string{outside}}, client("stream", srv.stream), "sent\n", []string{"hello"}, nil},
@@ -264,7 +296,7 @@ func TestStartUnixSockets(t *testing.T) {
 			if r.stdout != tc.stdout {
 				t.Errorf("client: %q (stderr %q), want %q", r.stdout, r.stderr, tc.stdout)
 			}
-			if fmt.Sprint(stream) != fmt.Sprint(tc.stream) || fmt.Sprint(dgrams) != fmt.Sprint(tc.dgrams) {
+			if strings.Join(stream, ",") != strings.Join(tc.stream, ",") || strings.Join(dgrams, ",") != strings.Join(tc.dgrams, ",") {
 				t.Errorf("the server outside received %q and datagrams %q, want %q and %q", stream, dgrams, tc.stream, tc.dgrams)
 			}
 		})

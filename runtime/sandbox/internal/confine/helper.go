@@ -311,6 +311,13 @@ func runHelper(plan string) int {
 		return fail("setup", "dumpable", err)
 	}
 	p, ok := parsePlan(plan)
+	var supervise chan *supervisor
+	if ok && p.Unix {
+		// The seccomp supervisor's goroutine, started now: the thread the Go runtime makes to run it is
+		// made while a warm helper waits for its run, not while the run waits for the command.
+		supervise = make(chan *supervisor, 1)
+		go func() { (<-supervise).serve() }()
+	}
 	if ok && p.Warm && !receiveFiles() {
 		return 0 // the host let it go unused
 	}
@@ -363,8 +370,7 @@ func runHelper(plan string) int {
 		if err != nil {
 			return fail("seccomp", "", err)
 		}
-		sup := &supervisor{listener: listener, roots: c.Roots, allowed: c.Sockets, denyTCP: p.TCP, pidNS: p.PID, ownProc: ownProc}
-		go sup.serve()
+		supervise <- &supervisor{listener: listener, roots: c.Roots, allowed: c.Sockets, denyTCP: p.TCP, pidNS: p.PID, ownProc: ownProc}
 	}
 	if p.PID {
 		absorbSignals()
