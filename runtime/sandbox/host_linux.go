@@ -70,6 +70,7 @@ func probeMachine() Support {
 	all.PID, all.Net, all.Mnt, all.ABI, all.Unix = true, true, true, abi, true
 	results, err := probe(all)
 	status := map[Mechanism]Status{}
+	var rdonly error // making the root read-only in the mount namespace
 	for _, m := range []Mechanism{PIDNS, NetNS, MountNS} {
 		st := Status{Mechanism: m}
 		var merr error
@@ -87,19 +88,21 @@ func probeMachine() Support {
 			rs, merr = probe(one)
 			if merr == nil {
 				merr = rs[probeToken(m)]
-				if m == MountNS && merr == nil && rs["rdonly"] != nil {
-					merr = fmt.Errorf("a read-only root: %w", rs["rdonly"])
+				if m == MountNS && merr == nil {
+					rdonly = rs["rdonly"]
 				}
 			}
 		} else {
 			merr = results[probeToken(m)]
-			if m == MountNS && merr == nil && results["rdonly"] != nil {
-				merr = fmt.Errorf("a read-only root: %w", results["rdonly"])
+			if m == MountNS && merr == nil {
+				rdonly = results["rdonly"]
 			}
 		}
-		st.Available = merr == nil
+		st.Available = merr == nil && (m != MountNS || rdonly == nil)
 		if merr != nil {
 			st.Detail = nsMissing(m, merr)
+		} else if m == MountNS && rdonly != nil {
+			st.Detail = "cannot make the root read-only (mount_setattr, open_tree, move_mount: Linux 5.12): " + rdonly.Error()
 		} else if m == MountNS && results != nil && results["proc"] != nil {
 			st.Detail = "no /proc of the run's own (" + results["proc"].Error() + "): the run sees the host's processes"
 		}

@@ -83,7 +83,8 @@ const (
 	openTreeClone    = 1
 	atRecursive      = 0x8000
 	atEmptyPath      = 0x1000
-	moveMountFEmpty  = 0x4 // MOVE_MOUNT_F_EMPTY_PATH
+	moveMountFEmpty  = 0x4  // MOVE_MOUNT_F_EMPTY_PATH
+	moveMountTFollow = 0x40 // MOVE_MOUNT_T_SYMLINKS: the path is followed as open_tree followed it
 	mountAttrRdonly  = 0x1
 	mountAttrSizeVer = 32 // MOUNT_ATTR_SIZE_VER0
 )
@@ -126,7 +127,7 @@ func readOnlyRoot(writable []string) (string, error) {
 			return p, err
 		}
 		if _, _, e := syscall.RawSyscall6(sysMoveMount, uintptr(trees[i]), uintptr(unsafe.Pointer(&empty[0])), atFdcwdU,
-			uintptr(unsafe.Pointer(to)), moveMountFEmpty, 0); e != 0 {
+			uintptr(unsafe.Pointer(to)), moveMountFEmpty|moveMountTFollow, 0); e != 0 {
 			return p, e
 		}
 	}
