@@ -76,7 +76,7 @@ type abi struct {
 type sockFilter struct {
 	code uint16
 	jt   uint8
-	jf   uint8
+	_    uint8 // jf: the program's jumps go on to the next instruction when false
 	k    uint32
 }
 
