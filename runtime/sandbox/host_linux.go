@@ -682,7 +682,7 @@ const startTimeout = 30 * time.Second
 // of the pipe. Only the helper holds its end, which the command cannot reach (the helper is not
 // dumpable): the reader still takes nothing else, and waits for nothing longer than its deadlines, so
 // that no line could change a result, or make a run hang or look as if it did not run.
-const maxStatusLine = 4096 // an err line holds a path
+const maxStatusLine = 16 << 10 // an err line holds a path (PATH_MAX, 4096 bytes)
 
 // started waits until the helper has started the command (nil) or failed to (its error).
 func (l *Launch) started(c Command) error {
