@@ -193,7 +193,12 @@ func (e *Engine) newSandbox() (*sandbox.Sandbox, error) {
 		if err != nil {
 			return nil, e.v.ErrorAt("/sandbox/mode", "%v", err)
 		}
-		c = &sandbox.Config{Mode: mode, Network: sb.Network, BestEffort: sb.BestEffort}
+		for i, p := range sb.UnixSockets {
+			if !filepath.IsAbs(p) {
+				return nil, e.v.ErrorAt(fmt.Sprintf("/sandbox/unix_sockets/%d", i), "unix socket %q: not an absolute path", p)
+			}
+		}
+		c = &sandbox.Config{Mode: mode, Network: sb.Network, BestEffort: sb.BestEffort, UnixSockets: sb.UnixSockets}
 	}
 	if c.Mode == sandbox.Off {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -127,12 +128,12 @@ func TestSandboxConfines(t *testing.T) {
 			}},
 		{"workspace-write: a write outside fails and leaves nothing", ww, "echo data > {outside}/f",
 			func(t *testing.T, r ryeResult, e env) {
-				wantExit(t, r, 1, "Permission denied")
+				wantExit(t, r, 1, "Read-only file system")
 				wantAbsent(t, filepath.Join(e.outside, "f"))
 			}},
 		{"workspace-write: a file outside cannot be created by any program", ww, "touch {outside}/f; mkdir {outside}/d; ln -s /x {outside}/l",
 			func(t *testing.T, r ryeResult, e env) {
-				wantExit(t, r, 1, "Permission denied")
+				wantExit(t, r, 1, "Read-only file system")
 				for _, n := range []string{"f", "d", "l"} {
 					wantAbsent(t, filepath.Join(e.outside, n))
 				}
@@ -173,12 +174,12 @@ func TestSandboxConfines(t *testing.T) {
 			}},
 		{"read-only: a write in the workspace fails", ro, "echo data > {ws}/new",
 			func(t *testing.T, r ryeResult, e env) {
-				wantExit(t, r, 1, "Permission denied")
+				wantExit(t, r, 1, "Read-only file system")
 				wantAbsent(t, filepath.Join(e.ws, "new"))
 			}},
 		{"read-only: nothing can be written anywhere", ro, `touch {ws}/a {outside}/b "${TMPDIR:-/tmp}/c" /tmp/agentbash-sandbox-test-c; mkdir {ws}/d`,
 			func(t *testing.T, r ryeResult, e env) {
-				wantExit(t, r, 1, "Permission denied")
+				wantExit(t, r, 1, "Read-only file system")
 				for _, p := range []string{filepath.Join(e.ws, "a"), filepath.Join(e.outside, "b"), filepath.Join(e.ws, "d"), "/tmp/agentbash-sandbox-test-c"} {
 					wantAbsent(t, p)
 				}
@@ -204,7 +205,7 @@ func TestSandboxConfines(t *testing.T) {
 			}},
 		{"network allowed: writes are still confined", net, "echo data > {outside}/f",
 			func(t *testing.T, r ryeResult, e env) {
-				wantExit(t, r, 1, "Permission denied")
+				wantExit(t, r, 1, "Read-only file system")
 				wantAbsent(t, filepath.Join(e.outside, "f"))
 			}},
 	} {
@@ -470,7 +471,11 @@ func TestSandboxSpecBlock(t *testing.T) {
 			sandbox.Config{Mode: sandbox.WorkspaceWrite, Network: true, BestEffort: true}, ""},
 		{"option over block", &spec.Sandbox{Mode: spec.SandboxWorkspaceWrite}, []runtime.Option{runtime.WithSandbox(c)}, false, c, ""},
 		{"option off over block", &spec.Sandbox{Mode: spec.SandboxReadOnly}, []runtime.Option{runtime.WithSandbox(sandbox.Config{})}, false, sandbox.Config{}, ""},
+		{"block with unix sockets", &spec.Sandbox{Mode: spec.SandboxReadOnly, UnixSockets: []string{"/run/a.sock"}}, nil, false,
+			sandbox.Config{Mode: sandbox.ReadOnly, UnixSockets: []string{"/run/a.sock"}}, ""},
 		{"bad mode", &spec.Sandbox{Mode: "full-access"}, nil, false, sandbox.Config{}, "unknown mode"},
+		{"relative unix socket", &spec.Sandbox{Mode: spec.SandboxReadOnly, UnixSockets: []string{"run/a.sock"}}, nil, false, sandbox.Config{},
+			`sandbox.unix_sockets[0]: unix socket "run/a.sock": not an absolute path`},
 		{"embedded shell", nil, []runtime.Option{runtime.WithSandbox(c)}, true, sandbox.Config{}, "cannot be sandboxed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -491,7 +496,7 @@ func TestSandboxSpecBlock(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close()
-			if got := eng.Sandbox(); got != tc.want {
+			if got := eng.Sandbox(); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Sandbox() = %v, want %v", got, tc.want)
 			}
 			if tc.want.Mode == sandbox.ReadOnly {
@@ -555,7 +560,7 @@ func TestSandboxSessions(t *testing.T) {
 		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
 			out := call(t, start, map[string]any{"cmd": "test -t 0 && echo isatty; echo in > in.txt && echo x > " + outside + "/f",
 				"tty": tty, "yield_time_ms": 10000})
-			if tty != strings.Contains(out, "isatty") || !strings.Contains(out, "Permission denied") ||
+			if tty != strings.Contains(out, "isatty") || !strings.Contains(out, "Read-only file system") ||
 				!strings.Contains(out, "Process exited with code 1") {
 				t.Errorf("output:\n%s", out)
 			}
@@ -593,4 +598,162 @@ func TestSandboxSessions(t *testing.T) {
 		t.Errorf("alive after Close: %v", left)
 	}
 	requireNoneAlive(t, s)
+}
+
+// Without the network no command reaches a unix socket outside the workspace, be it a call's, a
+// background shell's or a session's: the server outside receives nothing, and the command says why, as
+// the kernel says it; with the socket allowed (spec block unix_sockets) the call's connection goes through.
+func TestSandboxUnixSockets(t *testing.T) {
+	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
+	requireSandbox(t, c)
+	py := ""
+	for _, p := range []string{"/usr/local/bin/python3", "/usr/bin/python3", "/bin/python3"} {
+		if _, err := os.Stat(p); err == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("needs python3")
+	}
+	sock := filepath.Join(t.TempDir(), "u.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// received is what connections sent, once the clients are done (a connection made is in the backlog).
+	received := func() []string {
+		var got []string
+		for {
+			_ = ln.SetDeadline(time.Now().Add(50 * time.Millisecond))
+			conn, err := ln.Accept()
+			if err != nil {
+				return got
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			var b [64]byte
+			n, _ := conn.Read(b[:])
+			conn.Close()
+			got = append(got, string(b[:n]))
+		}
+	}
+	client := py + ` -c 'import socket,sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); s.sendall(b"hello"); print("sent")
+except OSError as e:
+    print("refused:", e.strerror)' ` + sock
+	t.Run("call", func(t *testing.T) {
+		r := callRye(t, sandboxed(t, c, t.TempDir()), client)
+		if r.Stdout != "refused: Permission denied\n" {
+			t.Errorf("%+v", r)
+		}
+		if got := received(); len(got) > 0 {
+			t.Errorf("the server outside received %q", got)
+		}
+	})
+	t.Run("allowed", func(t *testing.T) {
+		v, err := variants.Spec("rye")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Sandbox = &spec.Sandbox{Mode: spec.SandboxWorkspaceWrite, UnixSockets: []string{sock}}
+		eng, err := runtime.New(v, runtime.WithWorkspace(t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		r := callRye(t, eng, client)
+		if r.Stdout != "sent\n" {
+			t.Errorf("%+v", r)
+		}
+		if got := received(); len(got) != 1 || got[0] != "hello" {
+			t.Errorf("the server outside received %q, want [hello]", got)
+		}
+	})
+	t.Run("background shell", func(t *testing.T) {
+		v, err := variants.Spec("codegensandbox")
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, err := runtime.New(v, runtime.WithWorkspace(t.TempDir()), runtime.WithSandbox(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		params, _ := json.Marshal(map[string]any{"command": client, "run_in_background": true, "description": "d"})
+		raw, err := eng.Call(ctx, "Bash", params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(mustString(t, raw), "\n", 2)[0], "shell_id:"))
+		var out string
+		if !pollFor(func() bool {
+			pp, _ := json.Marshal(map[string]any{"shell_id": id})
+			raw, err := eng.Call(ctx, "BashOutput", pp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = mustString(t, raw)
+			return !strings.Contains(out, "status: running")
+		}) {
+			t.Fatalf("the background shell said nothing: %q", out)
+		}
+		if !strings.Contains(out, "refused: Permission denied") {
+			t.Errorf("output %q", out)
+		}
+		if got := received(); len(got) > 0 {
+			t.Errorf("the server outside received %q", got)
+		}
+	})
+	t.Run("session", func(t *testing.T) {
+		v, err := variants.Spec("codex")
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, err := runtime.New(v, runtime.WithWorkspace(t.TempDir()), runtime.WithSandbox(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, tty := range []bool{false, true} {
+			params, _ := json.Marshal(map[string]any{"cmd": client, "tty": tty, "yield_time_ms": 10000})
+			raw, err := eng.Call(ctx, "exec_command", params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out := mustString(t, raw); !strings.Contains(out, "refused: Permission denied") {
+				t.Errorf("tty=%v: output %q", tty, out)
+			}
+		}
+		if got := received(); len(got) > 0 {
+			t.Errorf("the server outside received %q", got)
+		}
+	})
+}
+
+// A command cannot forge its own result through the helper's status pipe: the exact forgery of issue 22
+// (the helper is PID 1 in the run's namespace) is refused, and the call reports what the command did.
+func TestSandboxStatusForgery(t *testing.T) {
+	c := sandbox.Config{Mode: sandbox.ReadOnly}
+	requireSandbox(t, c)
+	eng := sandboxed(t, c, t.TempDir())
+	for _, tc := range []struct {
+		command string
+		code    int
+	}{
+		{`printf "exit 2560\n" > /proc/1/fd/3; exit 0`, 0},
+		{`printf "exit 2560\n" > /proc/1/fd/3; exit 3`, 3},
+		{`printf "junk" > /proc/1/fd/3; exit 4`, 4},
+	} {
+		r := callRye(t, eng, tc.command)
+		if r.ExitCode != tc.code || !strings.Contains(r.Stderr, "Permission denied") {
+			t.Errorf("%s: %+v, want exit code %d and the write refused", tc.command, r, tc.code)
+		}
+	}
 }

@@ -133,6 +133,9 @@ type Sandbox struct {
 	// BestEffort runs commands with the mechanisms the machine has when some are missing, instead of
 	// failing each call with a spawn error that names them.
 	BestEffort bool `yaml:"best_effort,omitempty" json:"best_effort,omitempty"`
+	// UnixSockets are the unix sockets outside the workspace that commands may connect to without the
+	// network (absolute paths of sockets, or of directories whose sockets they may connect to).
+	UnixSockets []string `yaml:"unix_sockets,omitempty" json:"unix_sockets,omitempty"`
 }
 
 // Tool is one model-facing tool.

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -12,14 +14,15 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-// sandboxFlags are -sandbox MODE, -sandbox-network and -sandbox-best-effort, shared by run, serve and
-// schema. They set the loaded variant's sandbox block (replacing the spec's own), so the engine confines
-// its commands and the tool descriptions the model sees say so.
+// sandboxFlags are -sandbox MODE, -sandbox-network, -sandbox-best-effort and -sandbox-unix-socket, shared
+// by run, serve and schema. They set the loaded variant's sandbox block (replacing the spec's own), so the
+// engine confines its commands and the tool descriptions the model sees say so.
 type sandboxFlags struct {
-	fs         *flag.FlagSet
-	mode       string
-	network    bool
-	bestEffort bool
+	fs          *flag.FlagSet
+	mode        string
+	network     bool
+	bestEffort  bool
+	unixSockets []string
 }
 
 func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
@@ -27,6 +30,17 @@ func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 	fs.StringVar(&f.mode, "sandbox", "", "confine every command, `MODE`: read-only or workspace-write (writes only in the workspace and a private TMPDIR), or off (default: the spec's sandbox block, if any)")
 	fs.BoolVar(&f.network, "sandbox-network", false, "with -sandbox: allow the network")
 	fs.BoolVar(&f.bestEffort, "sandbox-best-effort", false, "with -sandbox: run with the mechanisms this machine has instead of failing each call when some are missing (agentbash sandbox check)")
+	fs.Func("sandbox-unix-socket", "with -sandbox and no network: let commands connect to the unix socket at `PATH` (or to the sockets beneath the directory PATH), such as \"$SSH_AUTH_SOCK\"; repeat it for more", func(s string) error {
+		if s == "" {
+			return errors.New("an empty path")
+		}
+		abs, err := filepath.Abs(s)
+		if err != nil {
+			return err
+		}
+		f.unixSockets = append(f.unixSockets, abs)
+		return nil
+	})
 	return f
 }
 
@@ -36,8 +50,8 @@ func (f *sandboxFlags) apply(v *spec.Variant, stderr io.Writer) error {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if !set["sandbox"] {
-		if set["sandbox-network"] || set["sandbox-best-effort"] {
-			return usagef("-sandbox-network and -sandbox-best-effort need -sandbox MODE")
+		if set["sandbox-network"] || set["sandbox-best-effort"] || set["sandbox-unix-socket"] {
+			return usagef("-sandbox-network, -sandbox-best-effort and -sandbox-unix-socket need -sandbox MODE")
 		}
 		return nil
 	}
@@ -50,8 +64,8 @@ func (f *sandboxFlags) apply(v *spec.Variant, stderr io.Writer) error {
 		v.Sandbox = nil
 		return nil
 	}
-	v.Sandbox = &spec.Sandbox{Mode: spec.SandboxMode(mode.String()), Network: f.network, BestEffort: f.bestEffort}
-	c := sandbox.Config{Mode: mode, Network: f.network, BestEffort: f.bestEffort}
+	v.Sandbox = &spec.Sandbox{Mode: spec.SandboxMode(mode.String()), Network: f.network, BestEffort: f.bestEffort, UnixSockets: f.unixSockets}
+	c := sandbox.Config{Mode: mode, Network: f.network, BestEffort: f.bestEffort, UnixSockets: f.unixSockets}
 	if missing := sandbox.Check().Missing(c, os.Geteuid() == 0); len(missing) > 0 && f.bestEffort {
 		var names []string
 		for _, st := range missing {
@@ -70,7 +84,7 @@ var (
 	}
 	sandboxCheckCmd = &command{
 		name:    "sandbox check",
-		summary: "print each sandbox mechanism (Landlock, namespaces) this machine has, and which modes can run",
+		summary: "print each sandbox mechanism (Landlock, namespaces, seccomp) this machine has, and which modes can run",
 		usage:   []string{"sandbox check"},
 		about: `Exit status 1 when workspace-write without the network (the strictest configuration) cannot run
 here: a sandboxed call would then fail, naming what is missing, unless -sandbox-best-effort is given.`,

@@ -31,11 +31,16 @@ func Check() Support { return withSimulated(checkOnce()) }
 
 var checkOnce = sync.OnceValue(probeMachine)
 
-// capSysAdmin and capNetAdmin are what the helper needs for its setup (mounts; the loopback), given to it
-// as ambient capabilities of its user namespace and dropped before it executes the command.
+// The capabilities the spawner holds in its user namespace and hands the helper as ambient ones: for its
+// setup (mounts: CAP_SYS_ADMIN; the loopback: CAP_NET_ADMIN, the spawner's only), to empty the command's
+// bounding set (CAP_SETPCAP), and to take a descriptor of a command's process that made itself not
+// dumpable (CAP_SYS_PTRACE, for the seccomp supervisor's pidfd_getfd). The thread that starts the command
+// drops them all before it does.
 const (
-	capNetAdmin = 12
-	capSysAdmin = 21
+	capSetpcap   = 8
+	capNetAdmin  = 12
+	capSysPtrace = 19
+	capSysAdmin  = 21
 )
 
 // probeMachine finds what the machine supports. The namespaces are created as Start creates them: inside
@@ -62,9 +67,10 @@ func probeMachine() Support {
 	}
 	// One probe with everything; each namespace on its own only if that one fails to start.
 	all := base
-	all.PID, all.Net, all.Mnt, all.ABI = true, true, true, abi
+	all.PID, all.Net, all.Mnt, all.ABI, all.Unix = true, true, true, abi, true
 	results, err := probe(all)
 	status := map[Mechanism]Status{}
+	var rdonly error // making the root read-only in the mount namespace
 	for _, m := range []Mechanism{PIDNS, NetNS, MountNS} {
 		st := Status{Mechanism: m}
 		var merr error
@@ -82,13 +88,21 @@ func probeMachine() Support {
 			rs, merr = probe(one)
 			if merr == nil {
 				merr = rs[probeToken(m)]
+				if m == MountNS && merr == nil {
+					rdonly = rs["rdonly"]
+				}
 			}
 		} else {
 			merr = results[probeToken(m)]
+			if m == MountNS && merr == nil {
+				rdonly = results["rdonly"]
+			}
 		}
-		st.Available = merr == nil
+		st.Available = merr == nil && (m != MountNS || rdonly == nil)
 		if merr != nil {
 			st.Detail = nsMissing(m, merr)
+		} else if m == MountNS && rdonly != nil {
+			st.Detail = "cannot make the root read-only (mount_setattr, open_tree, move_mount: Linux 5.12): " + rdonly.Error()
 		} else if m == MountNS && results != nil && results["proc"] != nil {
 			st.Detail = "no /proc of the run's own (" + results["proc"].Error() + "): the run sees the host's processes"
 		}
@@ -98,8 +112,43 @@ func probeMachine() Support {
 		ll = Status{Mechanism: Landlock, Detail: "landlock_restrict_self: " + results["landlock"].Error()}
 		s.LandlockABI = 0
 	}
-	s.Mechanisms = []Status{ll, user, status[PIDNS], status[NetNS], status[MountNS]}
+	var sc Status
+	if err == nil {
+		sc = seccompStatus(results, nil)
+	} else {
+		sc = probeSeccomp()
+	}
+	s.Mechanisms = []Status{ll, user, status[PIDNS], status[NetNS], status[MountNS], sc}
 	return s
+}
+
+// probeSeccomp probes the seccomp filter alone: it needs no namespace.
+func probeSeccomp() Status {
+	rs, err := probe(confine.Plan{Unix: true})
+	return seccompStatus(rs, err)
+}
+
+// seccompStatus says whether the seccomp filter and its supervisor work, from a probe's results.
+func seccompStatus(results map[string]error, err error) Status {
+	st := Status{Mechanism: Seccomp}
+	if err == nil {
+		var ok bool
+		if err, ok = results["seccomp"]; !ok {
+			err = errors.New("not probed")
+		}
+	}
+	switch {
+	case err == nil:
+		st.Available = true
+		st.Detail = "user notification"
+	case errors.Is(err, syscall.ENOSYS) && runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" && runtime.GOARCH != "riscv64" && runtime.GOARCH != "loong64":
+		st.Detail = "not implemented on " + runtime.GOARCH + " (amd64, arm64, riscv64 and loong64 only)"
+	case errors.Is(err, syscall.ENOSYS), errors.Is(err, syscall.EINVAL):
+		st.Detail = "the kernel lacks seccomp user notification or pidfd_getfd (Linux 5.6): " + err.Error()
+	default:
+		st.Detail = "seccomp: " + err.Error()
+	}
+	return st
 }
 
 func fill(s Support, ll, user Status, detail string) Support {
@@ -107,6 +156,7 @@ func fill(s Support, ll, user Status, detail string) Support {
 	for _, m := range []Mechanism{PIDNS, NetNS, MountNS} {
 		s.Mechanisms = append(s.Mechanisms, Status{Mechanism: m, Detail: detail})
 	}
+	s.Mechanisms = append(s.Mechanisms, probeSeccomp())
 	return s
 }
 
@@ -231,7 +281,7 @@ func probeAttr(p confine.Plan) *syscall.SysProcAttr {
 		sys.Cloneflags |= syscall.CLONE_NEWUSER
 		sys.UidMappings, sys.GidMappings = idMaps()
 		if p.Net || p.Mnt {
-			sys.AmbientCaps = []uintptr{capSysAdmin, capNetAdmin}
+			sys.AmbientCaps = []uintptr{capSysAdmin, capNetAdmin, capSetpcap, capSysPtrace}
 		}
 	}
 	if p.PID {
@@ -255,9 +305,10 @@ func statusPipe() (r, w *os.File, err error) {
 // Sandbox is a Config bound to the roots its commands may write: what runtime/proc starts a command
 // through (proc.Spec.Sandbox). It is safe for concurrent use.
 type Sandbox struct {
-	cfg   Config
-	roots []string
-	key   string // names the sandbox's network namespace in the spawner
+	cfg     Config
+	roots   []string
+	sockets []string // the unix sockets allowed outside the roots, cleaned
+	key     string   // names the sandbox's network namespace in the spawner
 
 	mu      sync.Mutex
 	tmp     string        // the runs' TMPDIR (workspace-write), made by the first run, removed by Close
@@ -380,12 +431,20 @@ func reapChild(pid int) {
 var keys atomic.Uint64
 
 // New returns the sandbox of c whose commands may write beneath roots (in workspace-write mode; read-only
-// ignores them). Each root is resolved to its physical path. It fails for Mode Off.
+// ignores them). Each root is resolved to its physical path. It fails for Mode Off, and for a unix socket
+// that is not an absolute path.
 func New(c Config, roots ...string) (*Sandbox, error) {
 	if c.Mode != ReadOnly && c.Mode != WorkspaceWrite {
 		return nil, fmt.Errorf("sandbox: mode %s confines nothing", c.Mode)
 	}
 	s := &Sandbox{cfg: c, key: strconv.FormatUint(keys.Add(1), 10)}
+	s.cfg.UnixSockets = append([]string(nil), c.UnixSockets...)
+	for _, p := range c.UnixSockets {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("sandbox: unix socket %q: not an absolute path", p)
+		}
+		s.sockets = append(s.sockets, filepath.Clean(p))
+	}
 	if c.Mode == WorkspaceWrite {
 		for _, r := range roots {
 			abs, err := filepath.Abs(r)
@@ -402,7 +461,11 @@ func New(c Config, roots ...string) (*Sandbox, error) {
 }
 
 // Config returns the sandbox's configuration.
-func (s *Sandbox) Config() Config { return s.cfg }
+func (s *Sandbox) Config() Config {
+	c := s.cfg
+	c.UnixSockets = append([]string(nil), c.UnixSockets...)
+	return c
+}
 
 // Close releases what the sandbox holds beyond its runs: its network namespace, shared by its runs
 // (processes still in it keep it alive), and its runs' temporary directory with what they left in it.
@@ -496,6 +559,7 @@ func (s *Sandbox) plan() (confine.Plan, error) {
 	if !s.cfg.Network {
 		p.Net = u.Has(NetNS)
 		p.TCP = !p.Net // best effort without a network namespace: Landlock denies TCP (ABI 4)
+		p.Unix = u.Has(Seccomp)
 	}
 	return p, nil
 }
@@ -534,7 +598,7 @@ func (s *Sandbox) Start(c Command) (*Launch, error) {
 		env = append(withoutVar(env, "TMPDIR"), "TMPDIR="+tmp)
 	}
 	config, err := memfd(confine.EncodeConfig(confine.Config{Dir: c.Dir, Path: c.Path, Roots: roots, Argv: c.Argv, Env: env,
-		Files: c.Writable, Ctty: c.Ctty}))
+		Files: c.Writable, Sockets: s.sockets, Ctty: c.Ctty}))
 	if err != nil {
 		return nil, &Error{Step: "config", Err: err}
 	}
@@ -613,6 +677,13 @@ func withoutVar(env []string, key string) []string {
 // startTimeout bounds how long Start waits for the helper: it takes milliseconds.
 const startTimeout = 30 * time.Second
 
+// The status pipe carries exactly what the helper writes (confine.StatusFD): one line when the command
+// has started ("ok") or could not be ("err ..."), then, once it has ended, "exit WAITSTATUS" and the end
+// of the pipe. Only the helper holds its end, which the command cannot reach (the helper is not
+// dumpable): the reader still takes nothing else, and waits for nothing longer than its deadlines, so
+// that no line could change a result, or make a run hang or look as if it did not run.
+const maxStatusLine = 16 << 10 // an err line holds a path (PATH_MAX, 4096 bytes)
+
 // started waits until the helper has started the command (nil) or failed to (its error).
 func (l *Launch) started(c Command) error {
 	_ = l.r.SetReadDeadline(time.Now().Add(startTimeout))
@@ -626,15 +697,17 @@ func (l *Launch) started(c Command) error {
 	}
 	f := strings.SplitN(line, " ", 4)
 	if len(f) == 4 && f[0] == "err" {
-		n, _ := strconv.Atoi(f[1])
-		errno := syscall.Errno(n)
-		switch f[2] {
-		case "exec":
-			return &fs.PathError{Op: "fork/exec", Path: c.Path, Err: errno}
-		case "chdir":
-			return &fs.PathError{Op: "chdir", Path: c.Dir, Err: errno}
+		n, err := strconv.Atoi(f[1])
+		if err == nil && n > 0 && n < 4096 {
+			errno := syscall.Errno(n)
+			switch f[2] {
+			case "exec":
+				return &fs.PathError{Op: "fork/exec", Path: c.Path, Err: errno}
+			case "chdir":
+				return &fs.PathError{Op: "chdir", Path: c.Dir, Err: errno}
+			}
+			return &Error{Step: stepName(f[2]), Path: f[3], Err: errno}
 		}
-		return &Error{Step: stepName(f[2]), Path: f[3], Err: errno}
 	}
 	return &Error{Step: "start", Err: fmt.Errorf("unexpected helper status %q", line)}
 }
@@ -643,8 +716,12 @@ func stepName(tok string) string {
 	switch tok {
 	case "git":
 		return "binding .git read-only"
+	case "rdonly":
+		return "making the filesystem read-only, at"
 	case "landlock":
 		return "Landlock"
+	case "seccomp":
+		return "the seccomp filter"
 	case "terminal":
 		return "making the terminal the controlling one"
 	}
@@ -655,8 +732,10 @@ func stepName(tok string) string {
 // of the run is left (the kernel kills them when the namespace's init ends).
 func (l *Launch) Contained() bool { return l.contained }
 
-// Exit returns the command's wait status once the helper has exited, if the helper reported it (a helper
-// that was killed did not: its own status is the run's).
+// Exit returns the command's wait status once the helper has exited, if the helper reported it: the rest
+// of the status pipe is exactly "exit WAITSTATUS\n", then its end. Anything else (a helper that was
+// killed before it wrote it, or a pipe that holds something the helper did not write) is no status: the
+// helper's own is the run's.
 func (l *Launch) Exit() (syscall.WaitStatus, bool) {
 	_ = l.r.SetReadDeadline(time.Now().Add(time.Second)) // the helper has exited: what it wrote is there
 	line, err := l.line()
@@ -664,19 +743,28 @@ func (l *Launch) Exit() (syscall.WaitStatus, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseUint(line[len("exit "):], 10, 32)
-	if err != nil {
+	if err != nil || strconv.FormatUint(n, 10) != line[len("exit "):] {
+		return 0, false
+	}
+	// Nothing may follow: the end of the pipe (the helper has exited, and nothing else holds its end).
+	var b [1]byte
+	if k, err := l.r.Read(b[:]); k != 0 || len(l.buf) != 0 || err != io.EOF {
 		return 0, false
 	}
 	return syscall.WaitStatus(n), true
 }
 
-// line reads one line from the status pipe.
+// line reads one line from the status pipe: an error for a line longer than maxStatusLine, or a pipe
+// that ends (or passes its deadline) before its newline.
 func (l *Launch) line() (string, error) {
 	for {
 		if i := bytes.IndexByte(l.buf, '\n'); i >= 0 {
 			line := string(l.buf[:i])
 			l.buf = l.buf[i+1:]
 			return line, nil
+		}
+		if len(l.buf) > maxStatusLine {
+			return "", errors.New("a status line too long")
 		}
 		var b [128]byte
 		n, err := l.r.Read(b[:])

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -52,6 +53,10 @@ type Config struct {
 	// BestEffort runs commands with the mechanisms this machine has when some are missing, instead of
 	// failing each call (see Check). It never makes a call run with less than the machine offers.
 	BestEffort bool
+	// UnixSockets are the unix sockets outside the writable roots that commands may connect to without
+	// the network: absolute paths of sockets, or of directories whose sockets (at any depth) they may
+	// connect to. Without the network no other socket outside the writable roots can be connected to.
+	UnixSockets []string
 }
 
 // String describes the configuration in a few words: "workspace-write, no network".
@@ -64,6 +69,12 @@ func (c Config) String() string {
 		s += ", network allowed"
 	} else {
 		s += ", no network"
+	}
+	switch n := len(c.UnixSockets); {
+	case n == 1:
+		s += ", 1 unix socket allowed"
+	case n > 1:
+		s += ", " + strconv.Itoa(n) + " unix sockets allowed"
 	}
 	if c.BestEffort {
 		s += ", best effort"
@@ -85,13 +96,17 @@ const (
 	PIDNS Mechanism = "pid namespace"
 	// NetNS is a network namespace per run, with only a loopback of its own.
 	NetNS Mechanism = "network namespace"
-	// MountNS is a mount namespace per run, where .git is bound read-only and /proc shows the run's own
-	// processes.
+	// MountNS is a mount namespace per run, where the filesystem is read-only (metadata included) but for
+	// the writable roots, .git is bound read-only and /proc shows the run's own processes.
 	MountNS Mechanism = "mount namespace"
+	// Seccomp is a seccomp filter per run without the network: unix sockets outside the writable roots
+	// (and Config.UnixSockets) cannot be connected to, nor socket families the network namespace does not
+	// confine (vsock) used.
+	Seccomp Mechanism = "seccomp"
 )
 
 // Mechanisms lists every mechanism, in the order Check reports them.
-func Mechanisms() []Mechanism { return []Mechanism{Landlock, UserNS, PIDNS, NetNS, MountNS} }
+func Mechanisms() []Mechanism { return []Mechanism{Landlock, UserNS, PIDNS, NetNS, MountNS, Seccomp} }
 
 // Use says what the sandbox uses the mechanism for.
 func (m Mechanism) Use() string {
@@ -105,7 +120,9 @@ func (m Mechanism) Use() string {
 	case NetNS:
 		return "no network: a namespace with only its own loopback"
 	case MountNS:
-		return ".git read-only inside the workspace; /proc of the run's own processes"
+		return "read-only root, metadata included, but the writable roots; .git read-only; /proc of the run's own processes"
+	case Seccomp:
+		return "no network: no unix socket outside the writable roots (the helper connects those allowed), no vsock"
 	}
 	return ""
 }
@@ -147,9 +164,9 @@ func (s Support) status(m Mechanism) Status {
 	return Status{Mechanism: m, Detail: "not checked"}
 }
 
-// Required lists the mechanisms a configuration needs: Landlock and a PID namespace always, a network
-// namespace unless the network is allowed, a mount namespace for workspace-write (.git read-only), and a
-// user namespace unless the host runs as root. Off needs none.
+// Required lists the mechanisms a configuration needs: Landlock, a PID namespace and a mount namespace
+// (the read-only root) always, a network namespace and the seccomp filter unless the network is allowed,
+// and a user namespace unless the host runs as root. Off needs none.
 func Required(c Config, root bool) []Mechanism {
 	if c.Mode == Off {
 		return nil
@@ -162,8 +179,9 @@ func Required(c Config, root bool) []Mechanism {
 	if !c.Network {
 		req = append(req, NetNS)
 	}
-	if c.Mode == WorkspaceWrite {
-		req = append(req, MountNS)
+	req = append(req, MountNS)
+	if !c.Network {
+		req = append(req, Seccomp)
 	}
 	return req
 }

@@ -135,10 +135,11 @@ func startSpawnerLocked(user bool) error {
 	sys := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if user {
 		// The capabilities it needs in its user namespace, kept across its execve as ambient ones: to make
-		// namespaces and mounts (and hand that on to the helpers), and to bring up a loopback.
+		// namespaces and mounts, to bring up a loopback, and what it hands on to the helpers (see
+		// capSetpcap).
 		sys.Cloneflags = syscall.CLONE_NEWUSER
 		sys.UidMappings, sys.GidMappings = idMaps()
-		sys.AmbientCaps = []uintptr{capSysAdmin, capNetAdmin}
+		sys.AmbientCaps = []uintptr{capSysAdmin, capNetAdmin, capSetpcap, capSysPtrace}
 	}
 	var proc *os.Process
 	spawnerThread().Run(func() {

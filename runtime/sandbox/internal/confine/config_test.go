@@ -12,7 +12,7 @@ func TestConfigEncoding(t *testing.T) {
 	for _, c := range []Config{
 		{},
 		{Dir: "/ws", Path: "/bin/sh", Roots: []string{"/ws", "/tmp/x"}, Argv: []string{"sh", "-c", "echo 'a b'\n"},
-			Env: []string{"A=1", "B="}, Files: []string{"/tmp/c/1.cwd", "/tmp/c/1.env"}, Ctty: true},
+			Env: []string{"A=1", "B="}, Files: []string{"/tmp/c/1.cwd", "/tmp/c/1.env"}, Sockets: []string{"/run/a.sock", "/tmp/d"}, Ctty: true},
 		{Path: "/bin/true", Argv: []string{"true", ""}, Env: []string{}},
 	} {
 		b := EncodeConfig(c)
@@ -31,7 +31,7 @@ func TestConfigEncoding(t *testing.T) {
 
 // norm makes empty lists nil.
 func norm(c Config) Config {
-	for _, l := range []*[]string{&c.Roots, &c.Argv, &c.Env, &c.Files} {
+	for _, l := range []*[]string{&c.Roots, &c.Argv, &c.Env, &c.Files, &c.Sockets} {
 		if len(*l) == 0 {
 			*l = nil
 		}

@@ -3,7 +3,7 @@
 // main, which confines itself and runs the command, and never returns to the host's main.
 //
 // It is a package of its own, importing only the few standard packages that Go initialises first
-// (syscall, os, os/signal, runtime, errors, unsafe), because Go initialises a package once its imports
+// (syscall, os, os/signal, runtime, errors, sync, unsafe), because Go initialises a package once its imports
 // are, in the order of their import paths: a package that imported, say, path/filepath would wait for it,
 // and for the dozens of packages a large host initialises before it (santhosh-tekuri/jsonschema's alone
 // takes milliseconds). Every one of those would then be paid by every sandboxed call. Run the host with

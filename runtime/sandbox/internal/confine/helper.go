@@ -47,11 +47,14 @@ func init() {
 }
 
 // Plan is what a helper does: the Landlock ABI version to use (0: no Landlock), the namespaces it was
-// created in (User, PID, Net, Mnt) and TCP: deny TCP with Landlock (no network namespace). A Warm helper
-// is started ahead of its run: it waits for the run's descriptors (WarmFDs), sent on its descriptor 3.
+// created in (User, PID, Net, Mnt), TCP: deny TCP with Landlock (no network namespace), and Unix: filter
+// the command's sockets with seccomp, connecting its unix sockets on its behalf (without the network). A
+// Warm helper is started ahead of its run: it waits for the run's descriptors (WarmFDs), sent on its
+// descriptor 3.
 type Plan struct {
 	ABI                      int
 	User, PID, Net, Mnt, TCP bool
+	Unix                     bool
 	Warm                     bool
 }
 
@@ -65,7 +68,7 @@ func (p Plan) String() string {
 	for _, f := range [...]struct {
 		on  bool
 		tok string
-	}{{p.User, "user"}, {p.PID, "pid"}, {p.Net, "net"}, {p.Mnt, "mnt"}, {p.TCP, "tcp"}, {p.Warm, "warm"}} {
+	}{{p.User, "user"}, {p.PID, "pid"}, {p.Net, "net"}, {p.Mnt, "mnt"}, {p.TCP, "tcp"}, {p.Unix, "unix"}, {p.Warm, "warm"}} {
 		if f.on {
 			s += "," + f.tok
 		}
@@ -100,6 +103,8 @@ func parsePlan(s string) (Plan, bool) {
 			p.Mnt = true
 		case "tcp":
 			p.TCP = true
+		case "unix":
+			p.Unix = true
 		case "warm":
 			p.Warm = true
 		default:
@@ -120,22 +125,24 @@ func parsePlan(s string) (Plan, bool) {
 func ProbeArgs(p Plan) []string { return []string{ProbeName, p.String()} }
 
 // Config is what a helper runs: the command (Path, Argv, Env, Dir), the roots it may write, the files it
-// may write (and only write: not remove or rename) whatever the mode, and whether its stdin is a terminal
-// to make its controlling terminal (Ctty). The host hands it over in a memfd (EncodeConfig), not in the
-// helper's argv, so that a command too long for execve fails as the command's own spawn error, E2BIG, like
-// the unsandboxed command would.
+// may write (and only write: not remove or rename) whatever the mode, the unix sockets (or directories of
+// them) outside the roots it may connect to without the network (Sockets), and whether its stdin is a
+// terminal to make its controlling terminal (Ctty). The host hands it over in a memfd (EncodeConfig), not
+// in the helper's argv, so that a command too long for execve fails as the command's own spawn error,
+// E2BIG, like the unsandboxed command would.
 type Config struct {
 	Dir, Path string
 	Roots     []string
 	Argv, Env []string
 	Files     []string
+	Sockets   []string
 	Ctty      bool
 }
 
 // EncodeConfig encodes c: NUL-terminated strings (the counts in decimal).
 func EncodeConfig(c Config) []byte {
 	n := 64
-	for _, l := range [][]string{c.Roots, c.Argv, c.Env, c.Files} {
+	for _, l := range [][]string{c.Roots, c.Argv, c.Env, c.Files, c.Sockets} {
 		for _, s := range l {
 			n += len(s) + 1
 		}
@@ -144,7 +151,7 @@ func EncodeConfig(c Config) []byte {
 	add := func(s string) { b = append(append(b, s...), 0) }
 	add(c.Dir)
 	add(c.Path)
-	for _, l := range [][]string{c.Roots, c.Argv, c.Env, c.Files} {
+	for _, l := range [][]string{c.Roots, c.Argv, c.Env, c.Files, c.Sockets} {
 		add(itoa(len(l)))
 		for _, s := range l {
 			add(s)
@@ -185,7 +192,7 @@ func decodeConfig(b []byte) (Config, bool) {
 		return out, true
 	}
 	var c Config
-	var ok1, ok2, ok3, ok4, ok5, ok6, ok7 bool
+	var ok1, ok2, ok3, ok4, ok5, ok6, ok7, ok8 bool
 	var ctty string
 	c.Dir, ok1 = next()
 	c.Path, ok2 = next()
@@ -193,9 +200,10 @@ func decodeConfig(b []byte) (Config, bool) {
 	c.Argv, ok4 = list()
 	c.Env, ok5 = list()
 	c.Files, ok6 = list()
-	ctty, ok7 = next()
+	c.Sockets, ok7 = list()
+	ctty, ok8 = next()
 	c.Ctty = ctty == "ctty"
-	return c, ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && (ctty == "" || c.Ctty) && len(b) == 0
+	return c, ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && (ctty == "" || c.Ctty) && len(b) == 0
 }
 
 // readConfig reads the config from its memfd.
@@ -292,10 +300,24 @@ func fail(step, path string, err error) int {
 func runHelper(plan string) int {
 	// Dies with the host, even of SIGKILL: its parent is the host's thread that started the spawner.
 	pdeathsig()
-	// Landlock, no_new_privs and the capabilities are per thread: this one confines itself and forks the
-	// command. (Package init runs on the main thread, locked; keep it locked for what follows.)
+	// Landlock, no_new_privs, the capabilities and the seccomp filter are per thread: this one confines
+	// itself and forks the command. (Package init runs on the main thread, locked; keep it locked for what
+	// follows: no other goroutine runs on it, and the Go runtime makes its other threads from a template
+	// thread made now, before any of it.)
 	runtime.LockOSThread()
+	// Out of the command's reach from the start: /proc/1/fd, ptrace and pidfd_getfd on the helper need a
+	// capability the command will not have.
+	if err := notDumpable(); err != nil {
+		return fail("setup", "dumpable", err)
+	}
 	p, ok := parsePlan(plan)
+	var supervise chan *supervisor
+	if ok && p.Unix {
+		// The seccomp supervisor's goroutine, started now: the thread the Go runtime makes to run it is
+		// made while a warm helper waits for its run, not while the run waits for the command.
+		supervise = make(chan *supervisor, 1)
+		go func() { (<-supervise).serve() }()
+	}
 	if ok && p.Warm && !receiveFiles() {
 		return 0 // the host let it go unused
 	}
@@ -304,7 +326,13 @@ func runHelper(plan string) int {
 	if !ok || !cok {
 		return fail("setup", "", syscall.EINVAL)
 	}
+	ownProc := false
 	if p.Mnt {
+		// Read-only everywhere, metadata included, but the roots and the files it may write.
+		writable := append(append(make([]string, 0, len(c.Roots)+len(c.Files)), c.Roots...), c.Files...)
+		if at, err := readOnlyRoot(writable); err != nil {
+			return fail("rdonly", at, err)
+		}
 		for _, r := range c.Roots {
 			g, ok := gitDir(r, c.Roots)
 			if !ok {
@@ -315,10 +343,12 @@ func runHelper(plan string) int {
 			}
 		}
 		if p.PID {
-			_ = mountProc() // else the run sees the host's /proc: see runtime/sandbox's documentation
+			// Else the run sees the host's /proc: see runtime/sandbox's documentation.
+			ownProc = mountProc() == nil
 		}
 	}
-	// After the mounts: a working directory inside .git must be the read-only one.
+	// After the mounts: a working directory inside .git must be the read-only one, one in a root the
+	// writable copy.
 	if c.Dir != "" {
 		if err := syscall.Chdir(c.Dir); err != nil {
 			return fail("chdir", c.Dir, err)
@@ -332,11 +362,22 @@ func runHelper(plan string) int {
 			return fail("landlock", at, err)
 		}
 	}
-	if err := clearAmbientCaps(); err != nil {
+	if err := dropCapabilities(); err != nil {
 		return fail("capabilities", "", err)
+	}
+	if p.Unix {
+		listener, err := installUnixFilter()
+		if err != nil {
+			return fail("seccomp", "", err)
+		}
+		supervise <- &supervisor{listener: listener, roots: c.Roots, allowed: c.Sockets, denyTCP: p.TCP, pidNS: p.PID, ownProc: ownProc}
 	}
 	if p.PID {
 		absorbSignals()
+	}
+	// The command gets descriptors 0, 1 and 2, and nothing else this process holds.
+	if err := closeOnExecFrom(3); err != nil {
+		return fail("descriptors", "", err)
 	}
 	// In a PID namespace the command gets a session of its own (no controlling terminal to read or to
 	// push input into, but the terminal of its own it was given: Ctty); without one it stays in the
@@ -445,16 +486,6 @@ func noNewPrivs() error {
 	return nil
 }
 
-// clearAmbientCaps drops the ambient capabilities the host gave the helper for its setup (mounts, the
-// loopback), so that the command, executed as the host's user, starts with none.
-func clearAmbientCaps() error {
-	const prCapAmbient, prCapAmbientClearAll = 47, 4
-	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 && e != syscall.EINVAL {
-		return e // EINVAL: a kernel without ambient capabilities (before 4.3), so there are none
-	}
-	return nil
-}
-
 // runProbe is the helper of sandbox.Check: in the namespaces its host created, it tries each step the
 // helper takes, reports each result, and exits.
 func runProbe(arg string) int {
@@ -487,6 +518,10 @@ func runProbe(arg string) int {
 	if p.Net {
 		report("net", loopbackUp())
 	}
+	if p.Mnt {
+		_, err := readOnlyRoot([]string{"/dev"})
+		report("rdonly", err)
+	}
 	if p.ABI > 0 {
 		err := noNewPrivs()
 		if err == nil {
@@ -494,7 +529,34 @@ func runProbe(arg string) int {
 		}
 		report("landlock", err)
 	}
+	if p.Unix {
+		report("seccomp", probeUnixFilter())
+	}
 	return 0
+}
+
+// probeUnixFilter tries what the helper does for Plan.Unix: the seccomp filter with its listener, and
+// taking a descriptor of a process (pidfd_getfd, Linux 5.6; here its own).
+func probeUnixFilter() error {
+	if err := noNewPrivs(); err != nil {
+		return err
+	}
+	listener, err := installUnixFilter()
+	if err != nil {
+		return err
+	}
+	syscall.Close(listener)
+	pidfd, e := openPidfd(os.Getpid(), false)
+	if e != 0 {
+		return e
+	}
+	defer syscall.Close(pidfd)
+	fd, _, e := syscall.RawSyscall(sysPidfdGetfd, uintptr(pidfd), 0, 0)
+	if e != 0 {
+		return e
+	}
+	syscall.Close(int(fd))
+	return nil
 }
 
 // itoa formats a non-negative n (negative numbers keep their sign).

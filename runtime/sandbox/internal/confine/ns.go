@@ -74,3 +74,78 @@ func loopbackUp() error {
 	}
 	return nil
 }
+
+// The new mount API (Linux 5.2 and 5.12), the same system call numbers on every architecture.
+const (
+	sysOpenTree      = 428
+	sysMoveMount     = 429
+	sysMountSetattr  = 442
+	openTreeClone    = 1
+	atRecursive      = 0x8000
+	atEmptyPath      = 0x1000
+	moveMountFEmpty  = 0x4  // MOVE_MOUNT_F_EMPTY_PATH
+	moveMountTFollow = 0x40 // MOVE_MOUNT_T_SYMLINKS: the path is followed as open_tree followed it
+	mountAttrRdonly  = 0x1
+	mountAttrSizeVer = 32 // MOUNT_ATTR_SIZE_VER0
+)
+
+// readOnlyRoot makes the whole filesystem read-only in the helper's mount namespace, but for writable,
+// the writable roots and files, which stay as they were: a copy of each (with what is mounted beneath
+// it) is taken first, the root made read-only recursively, and each copy mounted back on its path.
+// Landlock already refuses writes outside them, but not a change of metadata (chmod, chown, utimes,
+// extended attributes, file capabilities), which a read-only mount refuses (EROFS). Devices stay usable:
+// a read-only mount refuses writes to regular files, directories and links only. The namespace's mounts
+// are made private first, so that none of this reaches the host's (as it would from a namespace made
+// without a user namespace, as root), and none of the host's mounts made later appears writable in it.
+func readOnlyRoot(writable []string) (string, error) {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return "/", err
+	}
+	trees := make([]int, 0, len(writable))
+	defer func() {
+		for _, fd := range trees {
+			syscall.Close(fd)
+		}
+	}()
+	for _, p := range writable {
+		fd, err := openTree(p)
+		if err != nil {
+			return p, err
+		}
+		trees = append(trees, fd)
+	}
+	attr := [4]uint64{mountAttrRdonly} // struct mount_attr: attr_set, attr_clr, propagation, userns_fd
+	root := []byte("/\x00")
+	if _, _, e := syscall.RawSyscall6(sysMountSetattr, atFdcwdU, uintptr(unsafe.Pointer(&root[0])), atRecursive,
+		uintptr(unsafe.Pointer(&attr[0])), mountAttrSizeVer, 0); e != 0 {
+		return "/", e
+	}
+	empty := []byte{0}
+	for i, p := range writable {
+		to, err := syscall.BytePtrFromString(p)
+		if err != nil {
+			return p, err
+		}
+		if _, _, e := syscall.RawSyscall6(sysMoveMount, uintptr(trees[i]), uintptr(unsafe.Pointer(&empty[0])), atFdcwdU,
+			uintptr(unsafe.Pointer(to)), moveMountFEmpty|moveMountTFollow, 0); e != 0 {
+			return p, e
+		}
+	}
+	return "", nil
+}
+
+// openTree returns a detached copy of the mount tree at path (open_tree with OPEN_TREE_CLONE).
+func openTree(path string) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return -1, err
+	}
+	fd, _, e := syscall.RawSyscall(sysOpenTree, atFdcwdU, uintptr(unsafe.Pointer(p)), openTreeClone|atRecursive|syscall.O_CLOEXEC)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
+}
+
+// atFdcwdU is AT_FDCWD (-100) as a system call argument.
+const atFdcwdU = ^uintptr(99)

@@ -37,13 +37,20 @@ const (
 	RunFDs   = 5
 )
 
-// capSysAdmin is what the helper needs for its mounts, given to it as an ambient capability of the user
-// namespace and dropped before it executes the command.
-const capSysAdmin = 21
+// The capabilities the helper is given as ambient ones in the spawner's user namespace: for its mounts
+// (CAP_SYS_ADMIN), to empty the command's bounding set (CAP_SETPCAP), and for its seccomp supervisor's
+// pidfd_getfd on a process that is not dumpable (CAP_SYS_PTRACE). The thread that starts the command drops
+// them all (dropCapabilities).
+const (
+	capSetpcap   = 8
+	capSysPtrace = 19
+	capSysAdmin  = 21
+)
 
 // runSpawner serves the host until its socket closes.
 func runSpawner() int {
-	syscall.CloseOnExec(SpawnerFD)
+	// Nothing the host holds (a descriptor it inherited without close-on-exec) reaches a helper.
+	_ = closeOnExecFrom(SpawnerFD)
 	// The network-allowed runs are started from a thread that stays in the host's network namespace; the
 	// others from this one, which enters each key's namespace (setns) before it starts a run.
 	runtime.LockOSThread()
@@ -91,6 +98,12 @@ func runSpawner() int {
 			} else {
 				host.run(func() { pid, err = startHelper(p, session, fds) })
 			}
+			// The run's descriptors are the helper's alone before the host hears of it: the end of its
+			// status pipe is the helper's exit.
+			for _, fd := range fds {
+				syscall.Close(fd)
+			}
+			fds = nil
 			if err != nil {
 				errno, ok := err.(syscall.Errno)
 				if !ok {
@@ -136,9 +149,9 @@ func startHelper(p Plan, session bool, fds []int) (int, error) {
 	}
 	if p.Mnt {
 		sys.Cloneflags |= syscall.CLONE_NEWNS
-		if p.User {
-			sys.AmbientCaps = []uintptr{capSysAdmin}
-		}
+	}
+	if p.User {
+		sys.AmbientCaps = []uintptr{capSysAdmin, capSetpcap, capSysPtrace}
 	}
 	files := make([]uintptr, len(fds))
 	for i, fd := range fds {
