@@ -266,3 +266,14 @@ func showLine(s string) string {
 	}
 	return strconv.Quote(body)
 }
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

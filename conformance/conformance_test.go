@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/conformance/cases"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -92,7 +93,7 @@ func TestPolicyCases(t *testing.T) {
 	t.Parallel()
 	v := mustVariant(t, "testdata/guarded.yaml")
 	names := map[string]Case{}
-	for _, c := range Cases(v) {
+	for _, c := range cases.Cases(v) {
 		names[c.Name] = c
 	}
 	for _, want := range []string{

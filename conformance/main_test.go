@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/serve"
@@ -56,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 // fakeTarget is the wire target of a fake mode.
-func fakeTarget(mode, variant string) *WireTarget {
+func fakeTarget(mode, variant string) *target.WireTarget {
 	return Wire(os.Args[0], "conformance-fake", mode, variant)
 }
 

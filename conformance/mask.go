@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentbash/agentbash/conformance/cases"
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/runtime"
 )
 
@@ -95,7 +97,7 @@ func NewMasker(workspaces ...string) *Masker {
 // Text masks a text.
 func (m *Masker) Text(s string) string {
 	for _, p := range m.paths {
-		s = strings.ReplaceAll(s, p, WorkspaceToken)
+		s = strings.ReplaceAll(s, p, cases.WorkspaceToken)
 	}
 	// Cheap tests first: a long output of plain text skips the expressions.
 	dashes := strings.Count(s, "-")
@@ -137,7 +139,7 @@ func (m *Masker) Text(s string) string {
 	// Last, and only as a word of its own: a name of digits (a temporary directory's "001") is not a
 	// part of a number.
 	for _, n := range m.names {
-		s = replaceStandalone(s, n, WorkspaceNameToken)
+		s = replaceStandalone(s, n, cases.WorkspaceNameToken)
 	}
 	return s
 }
@@ -244,7 +246,7 @@ func (m *Masker) keyed(k string, v any) any {
 
 // Answer masks an answer: the result decoded as JSON and masked (or, when it does not decode, its text),
 // and the error's message.
-func (m *Masker) Answer(a Answer) Masked {
+func (m *Masker) Answer(a target.Answer) Masked {
 	out := Masked{}
 	if a.Error != nil {
 		out.Error = &runtime.ToolError{Type: a.Error.Type, Message: m.Text(a.Error.Message)}
@@ -281,8 +283,4 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, &json.SyntaxError{Offset: d.InputOffset()}
 	}
 	return v, nil
-}
-
-func toolError(typ, msg string) *runtime.ToolError {
-	return &runtime.ToolError{Type: typ, Message: msg}
 }

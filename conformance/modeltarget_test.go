@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentbash/agentbash/conformance/model"
 	"github.com/agentbash/agentbash/conformance/model/modeltest"
-	"github.com/agentbash/agentbash/internal/jsonenc"
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/internal/proctest"
 )
 
@@ -27,14 +26,14 @@ func init() {
 }
 
 // fakeHostTarget is the model target of the fake host on a variant.
-func fakeHostTarget(api model.API, mode, variant string, more ...string) *ModelTarget {
+func fakeHostTarget(api model.API, mode, variant string, more ...string) *target.ModelTarget {
 	v, _ := loadAny(variant)
 	var tools []string
 	for _, t := range v.Tools {
 		tools = append(tools, t.Name)
 	}
 	argv := append([]string{os.Args[0], "model-fakehost", "-api", string(api), "-base", "{base_url}", "-mode", mode, "-variant", variant}, more...)
-	return &ModelTarget{API: api, Argv: argv, Tools: tools}
+	return &target.ModelTarget{API: api, Argv: argv, Tools: tools}
 }
 
 // The suite plays the model to a host of each API and mode, which runs the tools with this module's
@@ -49,7 +48,7 @@ func TestModelTarget(t *testing.T) {
 		perCase bool
 		more    []string
 		only    []string // the cases run (default: all)
-		rotates bool     // the conversation outgrows maxHistory: more than one host start
+		rotates bool     // the conversation outgrows the model target's maxHistory: more than one host start
 	}{
 		{api: model.Anthropic, mode: "sse", variant: "codex", more: []string{"-side"}},
 		{api: model.Anthropic, mode: "whole", variant: "rye"},
@@ -94,7 +93,7 @@ func TestModelTarget(t *testing.T) {
 			if tc.rotates {
 				starts, _ := filepath.Glob(filepath.Join(target.Record, "host-*"))
 				if len(starts) < 2 {
-					t.Errorf("%d host starts: the conversation was not cut past %d bytes", len(starts), maxHistory)
+					t.Errorf("%d host starts: the conversation was not cut past the model target's history bound", len(starts))
 				}
 			}
 			t.Logf("%d passed, %d skipped in %s", r.Passed, r.Skipped, time.Duration(r.ElapsedMS)*time.Millisecond)
@@ -192,39 +191,4 @@ func readLines(t *testing.T, path string) []string {
 		out = append(out, sc.Text())
 	}
 	return out
-}
-
-// The view compares what a model sees: a raised error is its message, flagged only where the API has a
-// flag; a JSON result stays JSON.
-func TestModelView(t *testing.T) {
-	raised := Answer{Error: toolError("ValueError", "bad")}
-	text := Answer{Result: json.RawMessage(`"hi"`)}
-	obj := Answer{Result: json.RawMessage(`{"a":1}`)}
-	objText := Answer{Result: jsonenc.String(`{"a": 1}`)}
-	cases := []struct {
-		api    model.API
-		a      Answer
-		format string
-		want   string
-	}{
-		{model.Anthropic, raised, "text", `error is_error: bad`},
-		{model.Gemini, raised, "text", `error is_error: bad`},
-		{model.OpenAIResponses, raised, "text", `"bad"`},
-		{model.OpenAIChat, raised, "json", `"bad"`},
-		{model.OpenAIChat, text, "text", `"hi"`},
-		{model.OpenAIChat, obj, "json", `{"a":1}`},
-		{model.Anthropic, objText, "json", `{"a": 1}`},
-		{model.Anthropic, objText, "text", strconv.Quote(`{"a": 1}`)},
-	}
-	for i, tc := range cases {
-		c := &modelConn{m: &ModelTarget{API: tc.api}}
-		got := c.view(tc.a, tc.format)
-		s := string(got.Result)
-		if got.Error != nil {
-			s = "error " + got.Error.Type + ": " + got.Error.Message
-		}
-		if s != tc.want {
-			t.Errorf("%d (%s): got %s, want %s", i, tc.api, s, tc.want)
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentbash/agentbash/conformance/cases"
 	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
@@ -171,7 +172,7 @@ func (r *Report) add(res Result) {
 func (r *Report) Ran() int { return r.Passed + r.Failed + r.Expected }
 
 // summarize fills the groups and the feature count.
-func (r *Report) summarize(v *spec.Variant, cases []Case) {
+func (r *Report) summarize(v *spec.Variant) {
 	r.Groups = nil
 	idx := map[[2]string]int{}
 	exercised := map[string]bool{}
@@ -200,7 +201,7 @@ func (r *Report) summarize(v *spec.Variant, cases []Case) {
 			}
 		}
 	}
-	all := Features(v)
+	all := cases.Features(v)
 	fc := &FeatureCount{Total: len(all)}
 	for _, f := range all {
 		if exercised[f] {

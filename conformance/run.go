@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentbash/agentbash/conformance/cases"
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -24,9 +26,6 @@ type options struct {
 	filter   func(Case) bool
 	skip     func(Case) bool
 	deadline time.Duration
-	extra    []Case
-	refOpts  []runtime.Option
-	dir      string
 	parallel int
 	tools    map[string]string
 	onResult func(Result)
@@ -48,20 +47,6 @@ func Exclude(drop func(Case) bool) Option { return func(o *options) { o.skip = d
 // Deadline sets the time a target has to answer each request (default: the case's MaxElapsed plus 10 s);
 // past it the case fails and a wire target is killed.
 func Deadline(d time.Duration) Option { return func(o *options) { o.deadline = d } }
-
-// WithCases adds cases of one's own after the derived ones.
-func WithCases(cs ...Case) Option {
-	return func(o *options) { o.extra = append(o.extra, cs...) }
-}
-
-// Reference passes runtime options to the reference engines (for example WithEnv, or WithShell for a
-// host whose shell differs).
-func Reference(opts ...runtime.Option) Option {
-	return func(o *options) { o.refOpts = append(o.refOpts, opts...) }
-}
-
-// TempDir makes the run's workspaces under dir instead of the system's temporary directory.
-func TempDir(dir string) Option { return func(o *options) { o.dir = dir } }
 
 // Parallel runs up to n cases at once (default 1), each on its own workspaces: the target then has up to n
 // requests in flight and must match answers by id. Ignored for a target that serves one workspace.
@@ -88,14 +73,15 @@ func TimeScale(f float64) Option { return func(o *options) { o.scale = f } }
 type Session struct {
 	v       *spec.Variant
 	target  Target
-	conn    Conn
+	conn    target.Conn
+	caps    target.Capabilities
 	o       options
 	root    string
 	trusted bool
 	cases   []Case
 	started time.Time
 	fixedWS string
-	beside  bool // the reference's workspaces are made beside fixedWS (siblingWorkspacer)
+	beside  bool // the reference's workspaces are made beside fixedWS (Capabilities.BesideWorkspace)
 
 	mu     sync.Mutex
 	n      int
@@ -112,12 +98,12 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 		s.o.parallel = 1
 	}
 	// The spec must compile for the reference to run at all.
-	probe, err := runtime.New(v, s.o.refOpts...)
+	probe, err := runtime.New(v)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: the reference cannot run %s: %w", v.ID, err)
 	}
 	probe.Close()
-	for _, c := range append(Cases(v), s.o.extra...) {
+	for _, c := range cases.Cases(v) {
 		if s.o.scale > 0 {
 			c.MaxElapsed = time.Duration(float64(c.MaxElapsed) * s.o.scale)
 		}
@@ -125,11 +111,7 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 			s.cases = append(s.cases, c)
 		}
 	}
-	if t, ok := target.(Trusting); ok && t.ChecksPoliciesFirst() {
-		s.trusted = true
-	}
-	s.trusted = s.trusted || s.o.trusted
-	s.root, err = os.MkdirTemp(s.o.dir, "agentbash-conformance-")
+	s.root, err = os.MkdirTemp("", "agentbash-conformance-")
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +124,12 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 		os.RemoveAll(s.root)
 		return nil, fmt.Errorf("conformance: opening %s: %w", target.Name(), err)
 	}
-	if f, ok := s.conn.(fixedWorkspacer); ok {
-		s.fixedWS = f.fixedWorkspace()
+	s.caps = s.conn.Capabilities()
+	s.trusted = s.caps.ChecksPoliciesFirst || s.o.trusted
+	if s.caps.FixedWorkspace != "" {
+		s.fixedWS = s.caps.FixedWorkspace
 		s.o.parallel = 1
-		if b, ok := s.conn.(siblingWorkspacer); ok {
-			s.beside = b.besideWorkspace()
-		}
+		s.beside = s.caps.BesideWorkspace
 	}
 	s.report = &Report{Variant: v.ID, Target: target.Name()}
 	if s.fixedWS != "" && len(s.fixedWS) < len(s.workspace(1, 'r')) {
@@ -167,8 +149,8 @@ func (s *Session) Close() *Report {
 	if err := s.conn.Close(); err != nil {
 		r.CloseError = err.Error()
 	}
-	if w, ok := s.conn.(Warner); ok {
-		r.Warnings = w.Warnings() // after Close: what the target did as it ended counts
+	if s.caps.Warnings != nil {
+		r.Warnings = s.caps.Warnings() // after Close: what the target did as it ended counts
 	}
 	os.RemoveAll(s.root)
 	order := map[string]int{}
@@ -176,15 +158,15 @@ func (s *Session) Close() *Report {
 		order[c.Name] = i
 	}
 	slices.SortStableFunc(r.Results, func(a, b Result) int { return order[a.Case] - order[b.Case] })
-	r.summarize(s.v, s.cases)
+	r.summarize(s.v)
 	if s.o.baseline != nil {
-		r.Stale = s.o.baseline.stale(append(Cases(s.v), s.o.extra...))
+		r.Stale = s.o.baseline.stale(cases.Cases(s.v))
 	}
 	r.ElapsedMS = time.Since(s.started).Milliseconds()
 	return r
 }
 
-// Check runs every case of v (as Cases derives them, filtered and extended by the options) on the
+// Check runs every case of v (as cases.Cases derives them, filtered by the options) on the
 // reference and on the target, and reports. The error is for a run that could not start: a spec the
 // runtime cannot compile, a target that cannot be started.
 func Check(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (*Report, error) {
@@ -220,7 +202,7 @@ func (s *Session) format(tool string) string {
 type side struct {
 	ws      string
 	params  json.RawMessage
-	answers []Answer          // one per call (a case with steps makes several)
+	answers []target.Answer   // one per call (a case with steps makes several)
 	sent    []json.RawMessage // the parameters of each call
 	err     error
 	elapsed time.Duration
@@ -296,7 +278,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	}
 	ref.params, tgt.params = withWorkspace(params, ref.ws), withWorkspace(params, tgt.ws)
 	res.Params = tgt.params
-	res.Features = caseFeatures(c)
+	res.Features = c.AllFeatures()
 	var before []int
 	if s.fixedWS != "" && c.NoSurvivors {
 		before = pidsIn(tgt.ws)
@@ -310,14 +292,14 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	wg.Go(func() {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
-		eng, err := runtime.New(s.v, append(append([]runtime.Option(nil), s.o.refOpts...), runtime.WithWorkspace(ref.ws))...)
+		eng, err := runtime.New(s.v, runtime.WithWorkspace(ref.ws))
 		if err != nil {
 			ref.err = err
 			return
 		}
 		start := time.Now()
-		ref.answers, ref.sent, ref.err = s.play(cctx, c, ref.params, ref.ws, func(ctx context.Context, tool string, params json.RawMessage) (Answer, error) {
-			return answerOf(eng.Call(ctx, tool, params))
+		ref.answers, ref.sent, ref.err = s.play(cctx, c, ref.params, ref.ws, func(ctx context.Context, tool string, params json.RawMessage) (target.Answer, error) {
+			return target.AnswerOf(eng.Call(ctx, tool, params))
 		}, nil)
 		ref.elapsed = time.Since(start)
 		if c.NoSurvivors {
@@ -329,36 +311,36 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
 		start := time.Now()
-		request := func(name string, params json.RawMessage) Request {
+		request := func(name string, params json.RawMessage) target.Request {
 			format := s.format(name)
 			if to, ok := s.o.tools[name]; ok {
 				name = to // the target's name for the spec's tool
 			}
-			return Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name}
+			return target.Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name}
 		}
-		var many func(ctx context.Context, name string, params json.RawMessage, n int) ([]Answer, error)
-		if pc, ok := s.conn.(parallelCaller); ok {
-			many = func(ctx context.Context, name string, params json.RawMessage, n int) ([]Answer, error) {
-				reqs := make([]Request, n)
+		var many func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error)
+		if s.caps.CallParallel != nil {
+			many = func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error) {
+				reqs := make([]target.Request, n)
 				for k := range reqs {
 					reqs[k] = request(name, params)
 				}
-				return pc.callParallel(ctx, reqs)
+				return s.caps.CallParallel(ctx, reqs)
 			}
 		}
-		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (Answer, error) {
+		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (target.Answer, error) {
 			return s.conn.Call(ctx, request(name, params))
 		}, many)
 		tgt.elapsed = time.Since(start)
 		if c.NoSurvivors && tgt.err == nil {
 			own := before
-			if o, ok := s.conn.(ownProcesses); ok {
-				own = append(own, o.ownPIDs()...)
+			if s.caps.OwnPIDs != nil {
+				own = append(own, s.caps.OwnPIDs()...)
 			}
 			tgt.left = survivors(tgt.ws, own...)
 		}
-		if e, ok := s.conn.(caseEnder); ok {
-			e.endCase(tgt.ws)
+		if s.caps.EndCase != nil {
+			s.caps.EndCase(tgt.ws)
 		}
 	})
 	wg.Wait()
@@ -373,12 +355,11 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		return res
 	}
 	var want, got Masked
-	viewer, _ := s.conn.(answerViewer)
 	for i := range ref.answers {
 		ra, ta := ref.answers[i], tgt.answers[i]
-		if viewer != nil {
-			f := s.format(c.callTool(i))
-			ra, ta = viewer.view(ra, f), viewer.view(ta, f)
+		if s.caps.View != nil {
+			f := s.format(c.CallTool(i))
+			ra, ta = s.caps.View(ra, f), s.caps.View(ta, f)
 		}
 		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ra)
 		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(ta)
@@ -390,7 +371,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 			continue
 		}
 		if len(ref.answers) > 1 {
-			d = fmt.Sprintf("call %d of %d (%s, params %s): %s", i+1, len(ref.answers), c.callTool(i), clip(string(tgt.sent[i]), 200), d)
+			d = fmt.Sprintf("call %d of %d (%s, params %s): %s", i+1, len(ref.answers), c.CallTool(i), clip(string(tgt.sent[i]), 200), d)
 		}
 		if res.Diff == "" {
 			want, got = w, g
@@ -420,11 +401,11 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 // workspace is the path of case n's workspace of a kind (r the reference's, t the target's, p a probe):
 // <root>/<n>/<kind>, padded so that it is as long as the target's fixed workspace, when it has one (a
 // result that shows the path, then cut at a limit, is cut at the same place); beside a fixed workspace
-// whose parent is the suite's (siblingWorkspacer), <that parent>/<kind>.
+// whose parent is the suite's (Capabilities.BesideWorkspace), <that parent>/<kind>.
 // workspaceNames are the base names of the workspaces the suite makes, by kind (reference, target,
 // probe): of one length, so that a path cut at a limit is cut alike, and distinctive, so that a name the
 // tool answers (a workspace parameter's error) can be masked.
-var workspaceNames = map[byte]string{'r': "ws-ref", 't': "ws-tgt", 'p': "ws-prb"}
+var workspaceNames = map[byte]string{'r': "ws-ref", 't': target.WorkspaceName, 'p': "ws-prb"}
 
 func (s *Session) workspace(n int, kind byte) string {
 	if s.beside {
@@ -448,12 +429,12 @@ func (s *Session) calibrate(ctx context.Context, c Case, probe string) (json.Raw
 	if err := setup(probe, c.Setup); err != nil {
 		return nil, err
 	}
-	eng, err := runtime.New(s.v, append(append([]runtime.Option(nil), s.o.refOpts...), runtime.WithWorkspace(probe))...)
+	eng, err := runtime.New(s.v, runtime.WithWorkspace(probe))
 	if err != nil {
 		return nil, err
 	}
 	defer eng.Close()
-	res, err := eng.Call(ctx, c.Tool, withWorkspace(withCount(c.Params, small), probe))
+	res, err := eng.Call(ctx, c.Tool, withWorkspace(c.WithCount(small), probe))
 	if err != nil {
 		return nil, err
 	}
@@ -469,20 +450,15 @@ func (s *Session) calibrate(ctx context.Context, c Case, probe string) (json.Raw
 	if count < 0 {
 		return nil, fmt.Errorf("the result without output is %d %s, longer than %d", length-small-c.Size.Fixed, c.Size.Unit, c.Size.Want)
 	}
-	return withCount(c.Params, count), nil
-}
-
-// withCount puts a count in a sized case's parameters, right-aligned so that its width does not vary.
-func withCount(params json.RawMessage, n int) json.RawMessage {
-	return json.RawMessage(strings.ReplaceAll(string(params), countToken, fmt.Sprintf("%*d", countWidth, n)))
+	return c.WithCount(count), nil
 }
 
 // withWorkspace replaces WorkspaceToken (as is, or with JSON's HTML escapes) by the path, JSON-escaped.
 func withWorkspace(params json.RawMessage, ws string) json.RawMessage {
 	q, _ := json.Marshal(ws)
 	esc := strings.Trim(string(q), `"`)
-	s := strings.ReplaceAll(string(params), WorkspaceToken, esc)
-	s = strings.ReplaceAll(s, WorkspaceNameToken, filepath.Base(ws))
+	s := strings.ReplaceAll(string(params), cases.WorkspaceToken, esc)
+	s = strings.ReplaceAll(s, cases.WorkspaceNameToken, filepath.Base(ws))
 	s = strings.ReplaceAll(s, `\u003cWORKSPACE\u003e`, esc)
 	return json.RawMessage(s)
 }
@@ -505,7 +481,7 @@ func emptyDir(dir string) error {
 }
 
 // setup makes the workspace and its entries.
-func setup(ws string, entries []Entry) error {
+func setup(ws string, entries []cases.Entry) error {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
 	}

@@ -2,10 +2,13 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/agentbash/agentbash/conformance/cases"
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/spec"
 
 	"github.com/agentbash/agentbash/runtime"
@@ -57,10 +60,10 @@ func TestSandboxedBuiltins(t *testing.T) {
 
 // requireConfined makes sure the target is sandboxed as c says: a write outside the workspace (and, in
 // read-only mode, inside it) does not happen.
-func requireConfined(t *testing.T, v *spec.Variant, target Target, c sandbox.Config) {
+func requireConfined(t *testing.T, v *spec.Variant, tg Target, c sandbox.Config) {
 	t.Helper()
 	ws, outside := t.TempDir(), t.TempDir()
-	conn, err := target.Open(t.Context())
+	conn, err := tg.Open(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +75,24 @@ func requireConfined(t *testing.T, v *spec.Variant, target Target, c sandbox.Con
 			break
 		}
 	}
-	set := map[string]any{tool.Param(spec.RoleCommand).Name: "echo x | tee " + outside + "/f " + ws + "/f"}
-	params := newToolInfo(v, tool).params(set)
-	if _, err := conn.Call(t.Context(), Request{Tool: tool.Name, Params: params, Workspace: ws}); err != nil {
+	// The parameters of the tool's "stdout only" case (every required one filled), with the command replaced.
+	var set map[string]json.RawMessage
+	for _, c := range cases.Cases(v) {
+		if c.Name == tool.Name+"/stdout only" {
+			if err := json.Unmarshal(c.Params, &set); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if set == nil {
+		t.Fatalf("%s has no case %q", v.ID, tool.Name+"/stdout only")
+	}
+	set[tool.Param(spec.RoleCommand).Name], _ = json.Marshal("echo x | tee " + outside + "/f " + ws + "/f")
+	params, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Call(t.Context(), target.Request{Tool: tool.Name, Params: params, Workspace: ws}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "f")); err == nil {

@@ -9,43 +9,21 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/spec"
 )
 
-// Step is a further call of a case, made after its first call (and the steps before it) on the same
-// workspace, so on the same engine: a conversation with a session. Its parameters may name the session an
-// earlier call answered with SessionToken(n) (as a JSON string: it is replaced by the id, a number or a
-// string as the session id parameter's type says).
-type Step struct {
-	// Tool is the tool called.
-	Tool string `json:"tool"`
-	// Params are the parameters; WorkspaceToken and SessionToken(n) are replaced before the call.
-	Params json.RawMessage `json:"params"`
-	// Repeat sends the call this many times at once (0 and 1: once); each answer is compared.
-	Repeat int `json:"repeat,omitempty"`
-}
-
-// SessionToken stands, in a step's parameters, for the session id that call n of the case answered (0 is
-// the case's own call; a repeated step counts once per copy).
-func SessionToken(n int) string { return fmt.Sprintf("<SESSION:%d>", n) }
-
 var sessionTokenRE = lazyRegexp(`"<SESSION:(\d+)>"`)
-
-// calls lists a case's calls in order, repeated steps as one entry each.
-func (c Case) calls() []Step {
-	out := []Step{{Tool: c.Tool, Params: c.Params}}
-	return append(out, c.Steps...)
-}
 
 // play makes a case's calls in order on one side: each step's session tokens are replaced by the ids the
 // side's own answers gave. It stops at the first call the side gave no answer to. The copies of a repeated
 // step are sent at once: with many, when it is not nil, as one (parallel tool calls in one answer of a
 // model), else with a call of do each.
-func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws string, do func(ctx context.Context, tool string, params json.RawMessage) (Answer, error),
-	many func(ctx context.Context, tool string, params json.RawMessage, n int) ([]Answer, error)) ([]Answer, []json.RawMessage, error) {
-	var answers []Answer
+func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws string, do func(ctx context.Context, tool string, params json.RawMessage) (target.Answer, error),
+	many func(ctx context.Context, tool string, params json.RawMessage, n int) ([]target.Answer, error)) ([]target.Answer, []json.RawMessage, error) {
+	var answers []target.Answer
 	var sent []json.RawMessage
-	for i, st := range c.calls() {
+	for i, st := range c.Calls() {
 		params := st.Params
 		if i == 0 {
 			params = first
@@ -53,7 +31,7 @@ func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws st
 			params = withWorkspace(s.withSessions(params, st.Tool, answers, c), ws)
 		}
 		n := max(st.Repeat, 1)
-		got := make([]Answer, n)
+		got := make([]target.Answer, n)
 		errs := make([]error, n)
 		if many != nil && n > 1 {
 			as, err := many(ctx, st.Tool, params, n)
@@ -82,7 +60,7 @@ func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws st
 }
 
 // withSessions replaces the session tokens of a step's parameters with the ids of earlier answers.
-func (s *Session) withSessions(params json.RawMessage, tool string, answers []Answer, c Case) json.RawMessage {
+func (s *Session) withSessions(params json.RawMessage, tool string, answers []target.Answer, c Case) json.RawMessage {
 	numeric := false
 	if t := s.v.Tool(tool); t != nil {
 		if p := t.Param(spec.RoleSessionID); p != nil && (p.Type == spec.TypeInteger || p.Type == spec.TypeNumber) {
@@ -93,7 +71,7 @@ func (s *Session) withSessions(params json.RawMessage, tool string, answers []An
 		n, _ := strconv.Atoi(sessionTokenRE.FindStringSubmatch(tok)[1])
 		id := ""
 		if n < len(answers) {
-			id = sessionIDOf(s.v, c.callTool(n), answers[n])
+			id = sessionIDOf(s.v, c.CallTool(n), answers[n])
 		}
 		if numeric {
 			if _, err := strconv.ParseInt(id, 10, 64); err != nil {
@@ -109,21 +87,9 @@ func (s *Session) withSessions(params json.RawMessage, tool string, answers []An
 	}))
 }
 
-// callTool is the tool of call n (repeated steps counted once per copy).
-func (c Case) callTool(n int) string {
-	i := 0
-	for _, st := range c.calls() {
-		i += max(st.Repeat, 1)
-		if n < i {
-			return st.Tool
-		}
-	}
-	return ""
-}
-
 // sessionIDOf finds the session id in an answer of a tool, where the tool's running case puts .SessionID:
 // for a JSON result, the field whose value is it; for a text, the word after the text that precedes it.
-func sessionIDOf(v *spec.Variant, tool string, a Answer) string {
+func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 	t := v.Tool(tool)
 	if t == nil || a.Result == nil {
 		return ""

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/runtime"
-	"github.com/agentbash/agentbash/variants"
 )
 
 func TestMaskText(t *testing.T) {
@@ -100,9 +100,9 @@ func TestMaskJSON(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	m := NewMasker()
-	res := func(s string) Masked { return m.Answer(Answer{Result: json.RawMessage(s)}) }
+	res := func(s string) Masked { return m.Answer(target.Answer{Result: json.RawMessage(s)}) }
 	fail := func(typ, msg string) Masked {
-		return m.Answer(Answer{Error: &runtime.ToolError{Type: typ, Message: msg}})
+		return m.Answer(target.Answer{Error: &runtime.ToolError{Type: typ, Message: msg}})
 	}
 	for _, tc := range []struct {
 		name      string
@@ -123,7 +123,7 @@ func TestCompare(t *testing.T) {
 		{"error type", fail("ValueError", "x"), fail("RuntimeError", "x"), []string{`error.type: want "ValueError", got "RuntimeError"`}},
 		{"error message", fail("ValueError", "x"), fail("ValueError", "y"), []string{"error.message"}},
 		{"same error", fail("ValueError", "x"), fail("ValueError", "x"), nil},
-		{"invalid JSON", res(`"ok"`), m.Answer(Answer{Result: json.RawMessage(`{oops`)}), []string{"not valid JSON"}},
+		{"invalid JSON", res(`"ok"`), m.Answer(target.Answer{Result: json.RawMessage(`{oops`)}), []string{"not valid JSON"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Compare(tc.want, tc.got)
@@ -153,99 +153,6 @@ func TestTextDiffOfLongTexts(t *testing.T) {
 	}
 	if len(d) > 1000 {
 		t.Errorf("diff of a long text is %d bytes", len(d))
-	}
-}
-
-func TestHarmless(t *testing.T) {
-	for _, tc := range []struct {
-		cmd string
-		ok  bool
-	}{
-		{"ls -la", true},
-		{"echo sudo", true},
-		{`echo "don't sudo"`, true},
-		{"grep -r mount .", true},
-		{"echo a && pwd | wc -l", true},
-		{"echo err >&2", true},
-		{"rm -rf /", false},
-		{"rm -r -f /tmp/x", false},
-		{"sudo ls", false},
-		{"git status", false},
-		{"cat /etc/shadow", false},
-		{"cat ../x", false},
-		{"ls ~", false},
-		{"echo $(rm x)", false},
-		{"echo `rm x`", false},
-		{"echo $HOME", false},
-		{"echo x > file", false},
-		{"echo x >> file", false},
-		{"sleep 1 &", false},
-		{"FOO=1 echo x", false},
-		{`r\m -rf /`, false},
-		{"ls *", false},
-		{"/bin/ls", false},
-		{"while true; do :; done", false},
-		{"f() { f | f & }; f", false},
-		{"echo 'unterminated", false},
-		{"", false},
-		{"   ", false},
-	} {
-		err := Harmless(tc.cmd)
-		if (err == nil) != tc.ok {
-			t.Errorf("Harmless(%q) = %v, want harmless %t", tc.cmd, err, tc.ok)
-		}
-	}
-}
-
-// The derived cases: unique names, the battery for every exec tool, sizes in the spec's own unit.
-func TestCases(t *testing.T) {
-	counts := map[string]int{}
-	for _, id := range variants.IDs() {
-		v := mustVariant(t, id)
-		cases := Cases(v)
-		counts[id] = len(cases)
-		seen := map[string]bool{}
-		for _, c := range cases {
-			if seen[c.Name] {
-				t.Errorf("%s: case %q twice", id, c.Name)
-			}
-			seen[c.Name] = true
-			if !json.Valid(c.Params) {
-				t.Errorf("%s: %s: params are not JSON: %s", id, c.Name, c.Params)
-			}
-			if c.MaxElapsed <= 0 {
-				t.Errorf("%s: %s: no time bound", id, c.Name)
-			}
-		}
-		tool := v.Tools[0].Name
-		for _, want := range []string{"stdout only", "stderr only", "stdout and stderr", "non-zero exit", "empty output",
-			"unicode", "invalid UTF-8", "CRLF line endings", "lone CR", "empty command"} {
-			if !seen[tool+"/"+want] {
-				t.Errorf("%s: no case %q", id, want)
-			}
-		}
-	}
-	t.Logf("cases per variant: %v", counts)
-	v := mustVariant(t, "tunacode")
-	names := map[string]Case{}
-	for _, c := range Cases(v) {
-		names[c.Name] = c
-	}
-	for _, n := range []string{"bash/result at limit-1 (4999 chars)", "bash/result at limit (5000 chars)", "bash/result at limit+1 (5001 chars)",
-		"bash/timeout with partial output (1s)", "bash/workdir relative", "bash/workdir missing", "bash/env parameter"} {
-		if _, ok := names[n]; !ok {
-			t.Errorf("tunacode: no case %q", n)
-		}
-	}
-	ar := map[string]Case{}
-	for _, c := range Cases(mustVariant(t, "agentrail")) {
-		ar[c.Name] = c
-	}
-	if c, ok := ar["Bash/timeout with partial output (1000ms)"]; !ok || c.NoSurvivors {
-		t.Errorf("agentrail: a timeout that moves the process to the background may leave it running: %+v", c)
-	}
-	if _, ok := ar["Bash/stdout at limit+1 (1048577 bytes)"]; !ok {
-		t.Error("agentrail: no case at the 1 MiB limit")
 	}
 }
 

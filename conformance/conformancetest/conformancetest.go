@@ -17,7 +17,7 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-// Run runs every case of v (as conformance.Cases derives them, filtered and extended by the options) on
+// Run runs every case of v (as cases.Cases derives them, filtered by the options) on
 // the reference and on target, one subtest per case in order: a case whose answer or properties differ
 // fails its subtest with the diff, a case not sent is skipped with its reason, and so is a failure the
 // baseline (conformance.WithBaseline) expects. Closing the target badly, a stale baseline entry and a run

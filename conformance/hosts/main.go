@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/conformance"
+	"github.com/agentbash/agentbash/conformance/cases"
 	"github.com/agentbash/agentbash/conformance/model"
 )
 
@@ -336,7 +337,7 @@ func (c *Config) leftOut(h Host) int {
 	}
 	re := regexp.MustCompile(h.Skip)
 	n := 0
-	for _, cs := range conformance.Cases(v) {
+	for _, cs := range cases.Cases(v) {
 		if re.MatchString(cs.Name) {
 			n++
 		}

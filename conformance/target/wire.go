@@ -1,4 +1,4 @@
-package conformance
+package target
 
 import (
 	"bufio"
@@ -372,8 +372,11 @@ func (c *wireConn) ownPIDs() []int {
 	return []int{c.p.cmd.Process.Pid}
 }
 
-// Warnings are the lines the target wrote that were not answers.
-func (c *wireConn) Warnings() []string { return c.warn.all() }
+// Capabilities: the target's process may move into the workspaces it is sent; its warnings are the lines
+// it wrote that were not answers.
+func (c *wireConn) Capabilities() Capabilities {
+	return Capabilities{OwnPIDs: c.ownPIDs, Warnings: c.warn.all}
+}
 
 // Close sends EOF and waits for the target to exit (killing it after ExitWait).
 func (c *wireConn) Close() error {

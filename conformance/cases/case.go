@@ -1,4 +1,4 @@
-package conformance
+package cases
 
 import (
 	"bytes"
@@ -93,6 +93,12 @@ type Sizing struct {
 	Unit  spec.SizeUnit `json:"unit"`
 	Want  int           `json:"want"`
 	Fixed int           `json:"fixed"`
+}
+
+// WithCount is a sized case's parameters with n for "<COUNT>", right-aligned so that the command's length
+// does not depend on it.
+func (c Case) WithCount(n int) json.RawMessage {
+	return json.RawMessage(strings.ReplaceAll(string(c.Params), countToken, fmt.Sprintf("%*d", countWidth, n)))
 }
 
 // field is one parameter of a call, kept in order.

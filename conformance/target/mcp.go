@@ -1,4 +1,4 @@
-package conformance
+package target
 
 import (
 	"bufio"
@@ -246,7 +246,9 @@ func (c *mcpStdioConn) ownPIDs() []int {
 	return pids
 }
 
-func (c *mcpStdioConn) Warnings() []string { return c.warn.all() }
+func (c *mcpStdioConn) Capabilities() Capabilities {
+	return Capabilities{OwnPIDs: c.ownPIDs, EndCase: c.endCase, Warnings: c.warn.all}
+}
 
 func (c *mcpStdioConn) Close() error {
 	c.mu.Lock()
@@ -351,7 +353,7 @@ func (c *mcpURLConn) Call(ctx context.Context, req Request) (Answer, error) {
 	return ans, nil
 }
 
-func (c *mcpURLConn) fixedWorkspace() string { return c.m.Workspace }
+func (c *mcpURLConn) Capabilities() Capabilities { return Capabilities{FixedWorkspace: c.m.Workspace} }
 
 func (c *mcpURLConn) Close() error {
 	c.mu.Lock()
@@ -391,12 +393,8 @@ func callMCP(ctx context.Context, s *mcp.ClientSession, req Request) (Answer, er
 	if res.IsError {
 		return Answer{Error: toolError(errorClass(res), text.String())}, nil
 	}
-	if req.Format == "json" {
-		if v, err := decodeJSON([]byte(text.String())); err == nil {
-			if _, obj := v.(map[string]any); obj {
-				return Answer{Result: json.RawMessage(text.String())}, nil
-			}
-		}
+	if req.Format == "json" && jsonObject(text.String()) {
+		return Answer{Result: json.RawMessage(text.String())}, nil
 	}
 	b, _ := json.Marshal(text.String())
 	return Answer{Result: b}, nil

@@ -1,4 +1,4 @@
-package conformance
+package target
 
 import (
 	"context"
@@ -70,29 +70,6 @@ func (m *ModelTarget) Name() string {
 	return fmt.Sprintf("model %s: %s", m.API, clip(name, 200))
 }
 
-// parallelCaller is implemented by conns that take the copies of a repeated step as one request (a model
-// target: parallel tool calls in one answer of the model).
-type parallelCaller interface {
-	callParallel(ctx context.Context, reqs []Request) ([]Answer, error)
-}
-
-// answerViewer is implemented by conns whose target shows an answer otherwise than the reference's engine
-// answers it (a model target: the text and error flag a model sees): both sides' answers are compared as
-// view shows them.
-type answerViewer interface {
-	view(a Answer, format string) Answer
-}
-
-// siblingWorkspacer is implemented by fixed-workspace conns whose workspace's directory is the suite's:
-// the reference's workspaces are made beside the target's (the same parent, names of the same length), so
-// that a command that shows the parent (pwd in "..") shows the same on both sides.
-type siblingWorkspacer interface {
-	besideWorkspace() bool
-}
-
-// batchWorkspaceName is the batch workspace's name, as the suite names a target's workspace.
-var batchWorkspaceName = workspaceNames['t']
-
 // Open prepares the target: in batch mode it makes the workspace and starts the first host in it.
 func (m *ModelTarget) Open(ctx context.Context) (Conn, error) {
 	if _, err := model.ParseAPI(string(m.API)); err != nil {
@@ -113,7 +90,7 @@ func (m *ModelTarget) Open(ctx context.Context) (Conn, error) {
 		c.calls = f
 	}
 	if m.PerCase {
-		return perCaseConn{c}, nil
+		return c, nil
 	}
 	dir, err := os.MkdirTemp(m.Dir, "agentbash-model-")
 	if err != nil {
@@ -124,7 +101,7 @@ func (m *ModelTarget) Open(ctx context.Context) (Conn, error) {
 		dir = r
 	}
 	c.dir = dir
-	c.fixed = filepath.Join(dir, batchWorkspaceName)
+	c.fixed = filepath.Join(dir, WorkspaceName)
 	if err := os.MkdirAll(c.fixed, 0o755); err != nil {
 		c.Close()
 		return nil, err
@@ -134,7 +111,7 @@ func (m *ModelTarget) Open(ctx context.Context) (Conn, error) {
 		c.Close()
 		return nil, err
 	}
-	return batchConn{c}, nil
+	return c, nil
 }
 
 // modelConn runs hosts, one per workspace in use (in batch mode, one).
@@ -151,22 +128,26 @@ type modelConn struct {
 	callMu sync.Mutex
 }
 
-// batchConn serves one workspace with a host that lives from case to case.
-type batchConn struct{ *modelConn }
+// Capabilities: in batch mode, one workspace (made beside the reference's) with a host that lives from
+// case to case; with PerCase, a host per case's workspace, ended once the case is judged.
+func (c *modelConn) Capabilities() Capabilities {
+	caps := Capabilities{OwnPIDs: c.ownPIDs, CallParallel: c.callParallel, View: c.view, Warnings: c.warn.all}
+	if c.m.PerCase {
+		caps.EndCase = c.endCase
+	} else {
+		caps.FixedWorkspace, caps.BesideWorkspace = c.fixed, true
+	}
+	return caps
+}
 
-func (b batchConn) fixedWorkspace() string { return b.fixed }
-func (b batchConn) besideWorkspace() bool  { return true }
-
-// perCaseConn starts a host per case.
-type perCaseConn struct{ *modelConn }
-
-func (p perCaseConn) endCase(ws string) {
-	p.mu.Lock()
-	h := p.hosts[ws]
-	delete(p.hosts, ws)
-	p.mu.Unlock()
+// endCase ends the host of a case's workspace (PerCase).
+func (c *modelConn) endCase(ws string) {
+	c.mu.Lock()
+	h := c.hosts[ws]
+	delete(c.hosts, ws)
+	c.mu.Unlock()
 	if h != nil {
-		p.end(h)
+		c.end(h)
 	}
 }
 
@@ -404,12 +385,8 @@ func (c *modelConn) view(a Answer, format string) Answer {
 	if isErr && c.m.API.ErrorFlag() {
 		return Answer{Error: toolError(modelErrorType, text)}
 	}
-	if format == "json" {
-		if v, err := decodeJSON([]byte(text)); err == nil {
-			if _, obj := v.(map[string]any); obj {
-				return Answer{Result: json.RawMessage(text)}
-			}
-		}
+	if format == "json" && jsonObject(text) {
+		return Answer{Result: json.RawMessage(text)}
 	}
 	return Answer{Result: jsonenc.String(text)}
 }
@@ -427,8 +404,6 @@ func (c *modelConn) ownPIDs() []int {
 	}
 	return pids
 }
-
-func (c *modelConn) Warnings() []string { return c.warn.all() }
 
 // Close ends every host (the final answer, then a kill after ExitWait) and removes the batch workspace.
 func (c *modelConn) Close() error {

@@ -1,4 +1,4 @@
-package conformance
+package cases
 
 import (
 	"encoding/json"
@@ -106,11 +106,11 @@ func Features(v *spec.Variant) []string {
 	return slices.Compact(fs)
 }
 
-// caseFeatures are the features a case exercises: its own and a parameter for each key of the params of
-// each of its calls.
-func caseFeatures(c Case) []string {
+// AllFeatures are the features a case exercises: its own Features and a parameter for each key of the
+// params of each of its calls.
+func (c Case) AllFeatures() []string {
 	fs := slices.Clone(c.Features)
-	for _, st := range c.calls() {
+	for _, st := range c.Calls() {
 		var keys map[string]json.RawMessage
 		if json.Unmarshal(st.Params, &keys) == nil {
 			for k := range keys {
