@@ -180,9 +180,8 @@ type KillShellParams struct {
 // known.
 type ToolError struct{ runtime.Raised }
 
-// ValidationError is raised when Bash gets a parameter of the wrong type, or misses a required one;
-// BashOutput gets a parameter of the wrong type, or misses a required one; KillShell gets a parameter
-// of the wrong type, or misses a required one.
+// ValidationError is raised when BashOutput gets a parameter of the wrong type, or misses a required
+// one; KillShell gets a parameter of the wrong type, or misses a required one.
 type ValidationError struct{ runtime.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
