@@ -33,6 +33,14 @@ func (c *call) coerceParam(p *spec.Param, v any) (handled bool, err error) {
 		if problem != "" {
 			return true, c.invalid(p.Name, problem)
 		}
+		if m, ok := v.(map[string]any); ok && p.Type == spec.TypeObject && p.InvalidEntries != "drop" {
+			// dict[str, str]: each value must be a string; pydantic names the first that is not.
+			for _, k := range c.keysOf(p.Name, m) {
+				if _, isStr := m[k].(string); !isStr {
+					return true, c.invalid(p.Name+"."+k, "Input should be a valid string")
+				}
+			}
+		}
 		c.params[p.Name] = nv
 	}
 	return false, nil
@@ -89,12 +97,14 @@ func pydanticLax(typ spec.Type, v any) (any, string) {
 			return x, ""
 		case json.Number:
 			f, err := strconv.ParseFloat(string(x), 64)
+			_, intErr := strconv.ParseInt(string(x), 10, 64)
 			switch {
 			case err == nil && f == 0:
 				return false, ""
 			case err == nil && f == 1:
 				return true, ""
-			case strings.ContainsAny(string(x), ".eE"):
+			case intErr != nil:
+				// A float other than 0.0 and 1.0, or an int beyond i64.
 				return nil, "Input should be a valid boolean"
 			}
 			return nil, "Input should be a valid boolean, unable to interpret input"

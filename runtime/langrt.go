@@ -246,7 +246,7 @@ func (c *call) commandTypeError() *runtimeError {
 			c.argv = append(c.argv, s)
 		}
 	case map[string]any:
-		c.argv = c.keysOf(p.Name, x)
+		c.argv = append([]string{}, c.keysOf(p.Name, x)...)
 	default:
 		return &runtimeError{class: "TypeError", msg: "'" + spec.PyType(v) + "' object is not iterable", run: true}
 	}
@@ -256,12 +256,17 @@ func (c *call) commandTypeError() *runtimeError {
 	return nil
 }
 
-// maxPyTime is the largest timeout, in seconds, CPython 3.11's _PyTime_t (int64 nanoseconds) holds.
-const maxPyTime = float64(math.MaxInt64) / 1e9
+// maxPyTime is the largest timeout, in seconds, CPython 3.11's _PyTime_t (int64 nanoseconds) holds;
+// maxPollTime the largest poll() takes (a C int of milliseconds).
+const (
+	maxPyTime   = float64(math.MaxInt64) / 1e9
+	maxPollTime = float64(math.MaxInt32) / 1e3
+)
 
 // timeoutRunError is what CPython raises when it waits with a timeout it cannot use (coerce python):
-// communicate() adds it to a float (a TypeError for what is not a number), converts an int too large for
-// a float, and selects with it (an OverflowError past _PyTime_t, or for infinity).
+// communicate() adds it to a float (a TypeError for what is not a number, an OverflowError for an int too
+// large for a float), and polls the pipes with the time left (an OverflowError for infinity, past
+// _PyTime_t, or past a C int of milliseconds).
 func (c *call) timeoutRunError() *runtimeError {
 	p := c.t.spec.Param(spec.RoleTimeout)
 	if c.t.spec.Coerce != spec.CoercePython || p == nil || c.t.spec.Timeout == nil {
@@ -289,6 +294,9 @@ func (c *call) timeoutRunError() *runtimeError {
 			return nil
 		case f > maxPyTime:
 			return &runtimeError{class: "OverflowError", msg: "timestamp too large to convert to C _PyTime_t", run: true}
+		case f > maxPollTime:
+			// communicate() polls its pipes with the time left, in milliseconds, as a C int.
+			return &runtimeError{class: "OverflowError", msg: "timeout is too large", run: true}
 		}
 		return nil
 	}
