@@ -486,6 +486,9 @@ func (c *call) applyTimeout() error {
 	}
 	if tm.TruncateFraction {
 		value = math.Trunc(value)
+		if c.t.spec.Coerce == spec.CoerceGo && math.Abs(value) >= 1<<63 {
+			value = math.MinInt64 // int(v) of a float past int64 on amd64
+		}
 	}
 	inRange := tm.RangeSkipsZero && value == 0
 	if !inRange && (tm.Min != nil || tm.Max != nil) {
