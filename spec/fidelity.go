@@ -36,7 +36,7 @@ func (r SourceRuntime) Node() bool { return strings.HasPrefix(string(r), "node-"
 func (r SourceRuntime) ErrorClasses() []string {
 	switch {
 	case r.Python():
-		return []string{"OSError", "OverflowError", "RuntimeError", "TypeError", "ValueError"}
+		return []string{"OSError", "OverflowError", "PermissionError", "RuntimeError", "TypeError", "ValueError"}
 	case r.Node():
 		return []string{"TypeError"}
 	}
@@ -207,9 +207,36 @@ func (v *Variant) runtimeSites(t *Tool, tp string) []Site {
 			continue
 		}
 		for _, class := range rt.ErrorClasses() {
+			if !t.mayRaise(rt, class, run) {
+				continue
+			}
 			out = append(out, Site{When: t.Name + "'s runtime (" + string(rt) + ") raises " + class + " " + phase, Pointer: ptr,
 				Failure: &Failure{Type: class, Message: "{{.Message}}"}})
 		}
 	}
 	return out
+}
+
+// mayRaise reports whether the tool's runtime can raise class in a phase (run: where the command starts),
+// given what the tool does: CPython's TypeError and OverflowError come of values passed unchecked (coerce
+// python), its RuntimeError of a symlink loop in resolve(), its OSError of a stat that exists() or
+// is_dir() does not swallow; a NUL byte's ValueError can come anywhere a string is passed on.
+func (t *Tool) mayRaise(rt SourceRuntime, class string, run bool) bool {
+	if !rt.Python() {
+		return run
+	}
+	w := t.Workdir
+	switch class {
+	case "TypeError":
+		return t.Coerce == CoercePython
+	case "OverflowError":
+		return run && t.Coerce == CoercePython
+	case "RuntimeError":
+		return !run && w != nil && w.ResolveSymlinks
+	case "OSError", "PermissionError":
+		return !run && w != nil && (w.MustExist != nil || w.MustBeDir != nil)
+	case "ValueError":
+		return run || (w != nil && w.ResolveSymlinks)
+	}
+	return true
 }

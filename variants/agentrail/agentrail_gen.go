@@ -223,8 +223,7 @@ type ToolNotFoundError struct{ runtime.Raised }
 // one; Bash gets a timeout out of range.
 type ToolValidationError struct{ runtime.Raised }
 
-// TypeError is raised when Bash's runtime (node-20) raises TypeError while its checks run; Bash's
-// runtime (node-20) raises TypeError where its command starts.
+// TypeError is raised when Bash's runtime (node-20) raises TypeError where its command starts.
 type TypeError struct{ runtime.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.

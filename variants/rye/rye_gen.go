@@ -136,9 +136,9 @@ type KeyError struct{ runtime.Raised }
 // OSError is raised when bash's runtime (cpython-3.11) raises OSError while its checks run.
 type OSError struct{ runtime.Raised }
 
-// OverflowError is raised when bash's runtime (cpython-3.11) raises OverflowError while its checks
+// PermissionError is raised when bash's runtime (cpython-3.11) raises PermissionError while its checks
 // run.
-type OverflowError struct{ runtime.Raised }
+type PermissionError struct{ runtime.Raised }
 
 // RuntimeError is raised when bash's runtime (cpython-3.11) raises RuntimeError while its checks run.
 type RuntimeError struct{ runtime.Raised }
@@ -159,8 +159,8 @@ func typedError(te *runtime.ToolError) error {
 		return &KeyError{runtime.Raised{ToolError: te}}
 	case "OSError":
 		return &OSError{runtime.Raised{ToolError: te}}
-	case "OverflowError":
-		return &OverflowError{runtime.Raised{ToolError: te}}
+	case "PermissionError":
+		return &PermissionError{runtime.Raised{ToolError: te}}
 	case "RuntimeError":
 		return &RuntimeError{runtime.Raised{ToolError: te}}
 	case "TypeError":
