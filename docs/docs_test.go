@@ -11,8 +11,8 @@ package docs_test
 //     gen` does;
 //   - a ```json params block (optionally naming a tool: `json params BashOutput`) is a call to the spec of
 //     the nearest yaml block above it; the block right after it is what the host receives: ```json result
-//     (the result value), ```text result (a text result, without its final newline) or ```json error (the
-//     raised error, {"type", "message"}). Calls run in a fresh workspace holding a directory src and a file
+//     (the result value), ```text result (a text result, without its final newline), ```json error (the
+//     raised error, {"type", "message"}) or ```json rpc_error (a JSON-RPC error, {"code", "message"}). Calls run in a fresh workspace holding a directory src and a file
 //     notes.txt, and the workspace path is shown as /project;
 //   - <!-- fields: TYPE --> tables list exactly the yaml fields of the spec type TYPE, and every struct
 //     type of the spec language has one; the <!-- data --> table lists exactly the fields of spec.Data; the
@@ -150,7 +150,7 @@ func collect(t *testing.T, blocks []block) []*example {
 			}
 			next := blocks[i+1]
 			switch next.info {
-			case "json result", "json error", "text result":
+			case "json result", "json error", "json rpc_error", "text result":
 			default:
 				t.Errorf("%s: the block after a call is `json result`, `json error` or `text result`, not %q", next, next.info)
 				continue
@@ -296,6 +296,7 @@ func runCall(t *testing.T, eng *runtime.Engine, v *spec.Variant, ws string, c ca
 	res, err := eng.Call(ctx, tool, params)
 	var got string
 	var te *runtime.ToolError
+	var rpc *runtime.RPCError
 	switch {
 	case err == nil:
 		if c.want.info == "text result" {
@@ -311,6 +312,9 @@ func runCall(t *testing.T, eng *runtime.Engine, v *spec.Variant, ws string, c ca
 	case errors.As(err, &te):
 		b, _ := json.Marshal(te)
 		got = string(b)
+	case errors.As(err, &rpc):
+		b, _ := json.Marshal(map[string]any{"code": rpc.Code, "message": rpc.Message})
+		got = string(b)
 	default:
 		t.Errorf("%s: call failed: %v", c.params, err)
 		return
@@ -324,8 +328,8 @@ func runCall(t *testing.T, eng *runtime.Engine, v *spec.Variant, ws string, c ca
 		} else if got != want {
 			t.Errorf("%s: the result is\n%s\nthe docs say\n%s\n(as JSON: got %s, docs %s)", c.params, got, want, quote(got), quote(want))
 		}
-	case "json result", "json error":
-		if (c.want.info == "json error") != (err != nil) {
+	case "json result", "json error", "json rpc_error":
+		if (c.want.info != "json result") != (err != nil) || (c.want.info == "json rpc_error") != (rpc != nil) {
 			t.Errorf("%s: got %s, the docs say (%s)\n%s", c.params, got, c.want.info, c.want.text)
 			return
 		}

@@ -73,6 +73,7 @@ func envelopeFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Checks: []spec.Check{
 					{
 						NotEmpty: "command",
@@ -729,6 +730,7 @@ func minimalFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Timeout: &spec.Timeout{
 					Unit:        "s",
 					Default:     10.0,
@@ -969,6 +971,7 @@ func multitoolFixture() (*spec.Variant, error) {
 					Message: "{{.Param}} is invalid",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Checks: []spec.Check{
 					{
 						NotEmpty: "command",
@@ -1049,6 +1052,7 @@ func multitoolFixture() (*spec.Variant, error) {
 					Message: "{{.Param}} is invalid",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Checks: []spec.Check{
 					{
 						NotEmpty: "shell_id",
@@ -1090,6 +1094,7 @@ func multitoolFixture() (*spec.Variant, error) {
 					Message: "{{.Param}} is invalid",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Output: &spec.Output{
 					Capture:  "separate",
 					Decode:   "replace",
@@ -1523,6 +1528,7 @@ func own_errorsFixture() (*spec.Variant, error) {
 					Message: "{{.Param}} {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Checks: []spec.Check{
 					{
 						NotBlank: "command",
@@ -1619,6 +1625,7 @@ func own_errorsFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Output: &spec.Output{
 					Capture:  "separate",
 					Decode:   "replace",
@@ -1979,6 +1986,7 @@ func passthroughFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				UnknownParams: &spec.Failure{
 					Type:    "BadArgument",
 					Message: "unexpected argument {{.Param}}",
@@ -2415,6 +2423,7 @@ func sessionsFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Session: &spec.SessionTool{
 					Yield: &spec.Yield{
 						Unit:    "ms",
@@ -2530,6 +2539,7 @@ func sessionsFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Session: &spec.SessionTool{
 					Yield: &spec.Yield{
 						Unit:    "ms",
@@ -2627,6 +2637,7 @@ func sessionsFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Session: &spec.SessionTool{
 					Yield: &spec.Yield{
 						Unit:    "ms",
@@ -2661,6 +2672,7 @@ func sessionsFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Output: &spec.Output{
 					Capture:  "separate",
 					Decode:   "replace",
@@ -2693,6 +2705,7 @@ func sessionsFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Output: &spec.Output{
 					Capture:  "separate",
 					Decode:   "replace",
@@ -3435,6 +3448,7 @@ func textFixture() (*spec.Variant, error) {
 					Message: "Invalid {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Checks: []spec.Check{
 					{
 						Timeout: true,
@@ -3809,6 +3823,7 @@ func unionFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Timeout: &spec.Timeout{
 					Unit:        "ms",
 					Default:     30000.0,
@@ -4623,6 +4638,7 @@ func valuesFixture() (*spec.Variant, error) {
 					Message: "invalid parameter {{.Param}}: {{.Problem}}",
 				},
 				NullParams: "absent",
+				Coerce:     "schema",
 				Timeout: &spec.Timeout{
 					Unit:        "s",
 					Default:     2.5,

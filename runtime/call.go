@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -24,7 +23,8 @@ type call struct {
 	ctx     context.Context
 	started time.Time
 
-	params  map[string]any // as sent, decoded with json.Number
+	raw     json.RawMessage // the parameters as sent
+	params  map[string]any  // as sent, decoded with json.Number
 	present map[string]bool
 	data    spec.Data
 
@@ -91,6 +91,7 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 			err = &ToolError{Type: te.Type, Message: c.e.redact.text(te.Message)}
 		}
 	}()
+	c.raw = raw
 	if err := c.parseParams(raw); err != nil {
 		return nil, err
 	}
@@ -108,10 +109,8 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	if err := c.applyWorkdir(); err != nil {
 		return nil, err
 	}
-	if len(c.deferred) > 0 {
-		d := c.deferred[0]
-		c.data.Param, c.data.Value = d.param, d.value
-		return nil, c.fail(d.f)
+	if err := c.startErrors(); err != nil {
+		return nil, err
 	}
 	if c.t.spec.Kind.IsSession() {
 		return c.session()
@@ -130,6 +129,9 @@ func (c *call) fail(f *spec.Failure) error {
 	msg, err := c.t.tmpl.render(f.Message, &c.data)
 	if err != nil {
 		return fmt.Errorf("agentbash: rendering failure message: %w", err)
+	}
+	if f.RPC() {
+		return &failed{err: &RPCError{Code: f.Code, Message: msg}}
 	}
 	if f.Type != "" {
 		return &failed{err: &ToolError{Type: f.Type, Message: msg}}
@@ -158,10 +160,16 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			return c.invalid("(params)", "trailing data after the JSON object")
 		}
 		m, ok := v.(map[string]any)
+		if !ok && c.t.spec.Coerce == spec.CoerceGo {
+			m, ok = map[string]any{}, true // args, _ := arguments.(map[string]any): nothing is there
+		}
 		if !ok {
 			return c.invalid("(params)", "must be a JSON object")
 		}
 		c.params = m
+		if err := c.goDecodeError(); err != nil {
+			return err
+		}
 		if f := c.t.spec.UnknownParams; f != nil {
 			// The first the model sent that the tool does not declare, as Python names it.
 			for _, k := range objectKeys(raw) {
@@ -204,6 +212,16 @@ func (c *call) parseParams(raw json.RawMessage) error {
 					continue // accepted, or an argv command
 				}
 			}
+		}
+		if ok {
+			if handled, err := c.coerceParam(p, v); err != nil {
+				return err
+			} else if handled {
+				filled[p.Name] = c.params[p.Name]
+				continue
+			}
+			v = c.params[p.Name]
+			filled[p.Name] = v
 		}
 		if ok && v == nil && !p.Nullable {
 			if c.t.spec.NullParams == spec.NullInvalid {
@@ -400,6 +418,9 @@ func (c *call) check(ch *spec.Check) error {
 	case ch.Workspace:
 		return c.applyWorkspace()
 	case ch.Policy != "":
+		if re := c.policyTypeError(); re != nil {
+			return c.raiseRuntime(re)
+		}
 		chk, ok := c.e.policies[ch.Policy]
 		if !ok {
 			return fmt.Errorf("agentbash: policy %q is not compiled", ch.Policy)
@@ -452,7 +473,8 @@ func (c *call) applyTimeout() error {
 		// default (timeout.invalid: default).
 		switch n := raw.(type) {
 		case json.Number:
-			if f, err := n.Float64(); err == nil {
+			// Out of range, a number reads as JavaScript and Python read it: infinity.
+			if f, err := strconv.ParseFloat(string(n), 64); err == nil || math.IsInf(f, 0) {
 				value = f
 			}
 		case bool: // accepted (on_type boolean: accept): Python's True + 0.5 is 1.5
@@ -464,6 +486,9 @@ func (c *call) applyTimeout() error {
 	}
 	if tm.TruncateFraction {
 		value = math.Trunc(value)
+		if c.t.spec.Coerce == spec.CoerceGo && math.Abs(value) >= 1<<63 {
+			value = math.MinInt64 // int(v) of a float past int64 on amd64
+		}
 	}
 	inRange := tm.RangeSkipsZero && value == 0
 	if !inRange && (tm.Min != nil || tm.Max != nil) {
@@ -524,53 +549,7 @@ func (c *call) applyWorkdir() error {
 	if w == nil || p == nil || !c.present[p.Name] {
 		return nil
 	}
-	sent := c.str(p.Name)
-	if sent == "" && w.EmptyIsDefault {
-		return nil
-	}
-	if s, isStr := c.params[p.Name].(string); isStr && s == "" && w.EmptyFailsSpawn { // not null: None is fine
-		// The checks see the workspace (Path("") is "."); the spawn fails.
-		c.cwdEmpty = true
-		c.data.Path, c.data.Cwd = "", ""
-		return nil
-	}
-	c.data.Path = sent
-	path := sent
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(ws, path)
-	}
-	path = filepath.Clean(path)
-	resolved := path
-	if w.ResolveSymlinks {
-		resolved = resolveLenient(path)
-	}
-	c.data.Resolved = resolved
-	c.cwd = resolved
-	if w.ResolveSymlinks {
-		c.data.Cwd = resolved
-	} else {
-		c.data.Cwd = sent
-	}
-	if w.Confine != nil {
-		root := ws
-		if w.ResolveSymlinks {
-			root = resolveLenient(ws)
-		}
-		if !within(root, resolved) {
-			return c.fail(w.Confine)
-		}
-	}
-	if w.MustExist != nil {
-		if _, err := os.Stat(resolved); err != nil {
-			return c.fail(w.MustExist)
-		}
-	}
-	if w.MustBeDir != nil {
-		if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
-			return c.fail(w.MustBeDir)
-		}
-	}
-	return nil
+	return c.workdir(w, p, ws)
 }
 
 // applyWorkspace resolves the workspace parameter once, at its place in the checks or before running: the

@@ -261,6 +261,9 @@ func (e *Engine) call(ctx context.Context, toolName string, params json.RawMessa
 			if err == nil {
 				var text string
 				if text, err = spec.Execute(msg, &spec.Data{Tool: toolName}); err == nil {
+					if f.RPC() {
+						return nil, nil, &RPCError{Code: f.Code, Message: text}
+					}
 					return nil, nil, &ToolError{Type: f.Type, Message: text}
 				}
 			}

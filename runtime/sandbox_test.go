@@ -408,7 +408,7 @@ func TestSandboxMissingMechanism(t *testing.T) {
 		{"rye", ""},
 		{"agentrail", ""},
 		{"toolregistry", "PermissionError"},
-		{"tunacode", "ModelRetry"},
+		{"tunacode", "ToolExecutionError"},
 		{"codegensandbox", "ToolError"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {

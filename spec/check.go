@@ -34,7 +34,7 @@ var sample = Data{
 	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
 	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
 	Min: 1, Max: 2, ID: "id", Value: json.Number("1"), Name: "n", Configured: "a, b", Match: "m", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
-	ErrnoName: "ENOENT", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
+	ErrnoName: "ENOENT", ErrorType: "ValueError", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 	SessionID: "1000", WallTime: 0.25, Units: 1, Lines: 1, KeptLines: 1, Nonce: "0123456789abcdef", Input: "i",
 	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z"}},
 }
@@ -83,6 +83,8 @@ func (c *checker) failure(pointer string, f *Failure, cases map[Outcome]Shape) {
 		return
 	}
 	switch {
+	case f.Code != 0:
+		c.errf(pointer+"/code", "code (a JSON-RPC error) applies to unknown_tool and invalid_param only")
 	case f.Type == "" && f.Result == "":
 		c.errf(pointer, "a failure needs type (raise) or result (render a result case)")
 	case f.Type != "" && f.Result != "":
@@ -137,12 +139,13 @@ func (v *Variant) check() Errors {
 	for i := range v.Tools {
 		c.tool("/tools/"+strconv.Itoa(i), &v.Tools[i], policies, tools)
 	}
-	if f := v.UnknownTool; f != nil {
+	if f := v.UnknownTool; f != nil && !c.rpcFailure("/unknown_tool", f) {
 		if f.Type == "" {
 			c.errf("/unknown_tool", "unknown_tool is raised: it needs a type")
 		}
 		c.failure("/unknown_tool", f, nil)
 	}
+	c.fidelity()
 	if r := v.Redact; r != nil {
 		for i, rule := range r.Rules {
 			rp := "/redact/rules/" + strconv.Itoa(i)
@@ -243,7 +246,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	}
 
 	cases := t.Results.Cases
-	c.failure(ptr+"/invalid_param", t.InvalidParam, cases)
+	if !c.rpcFailure(ptr+"/invalid_param", t.InvalidParam) {
+		c.failure(ptr+"/invalid_param", t.InvalidParam, cases)
+	}
 	c.failure(ptr+"/unknown_params", t.UnknownParams, cases)
 	if _, ok := roles[RoleWorkspace]; ok != (t.Workspaces != nil) {
 		c.errf(ptr+"/workspaces", "a parameter with role workspace and a workspaces block go together")

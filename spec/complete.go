@@ -103,6 +103,7 @@ func (t *Tool) fillDefaults() {
 	if t.Kind == "" {
 		t.Kind = KindExec
 	}
+	t.fillCoerce()
 	if t.NullParams == "" {
 		t.NullParams = NullAbsent
 	}

@@ -48,6 +48,9 @@ func (v *Variant) Failures() []Site {
 				add(t, fmt.Sprintf("%s gets %s as an array with an element that is not a string", t.Name, p.Name), op+"/element_fail", o.ElementFail)
 			}
 		}
+		for _, rs := range v.runtimeSites(t, tp) {
+			add(t, rs.When, rs.Pointer, rs.Failure)
+		}
 		if ws := t.Workspaces; ws != nil {
 			add(t, t.Name+" names a workspace that is not configured", tp+"/workspaces/unknown", ws.Unknown)
 			add(t, t.Name+" names no workspace where several are configured", tp+"/workspaces/ambiguous", ws.Ambiguous)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -67,6 +68,9 @@ type Data struct {
 	ID string
 	// Value is a parameter's value as sent, for the failures of a value of an unexpected type (on_type).
 	Value any
+	// ErrorType is the class of an error the source's language runtime raised (ValueError, TypeError), for
+	// runtime_errors; .Message is its text.
+	ErrorType string
 	// Name and Configured are the workspace named (as sent) and the names configured, joined with ", ",
 	// for the workspace failures; Name is also a redaction rule's name, and Match what it matched.
 	Name, Configured, Match string
@@ -301,13 +305,16 @@ func pynum(v any) string {
 		return "False"
 	case json.Number:
 		if !strings.ContainsAny(string(n), ".eE") {
+			if i, ok := new(big.Int).SetString(string(n), 10); ok {
+				return i.String() // -0 is 0
+			}
 			return string(n)
 		}
-		f, err := n.Float64()
-		if err != nil {
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil && !math.IsInf(f, 0) {
 			return string(n)
 		}
-		return pyfloat(f)
+		return pyfloat(f) // out of range: inf, as float() reads it
 	case float64:
 		return pyfloat(n)
 	case int:
@@ -321,6 +328,14 @@ func pynum(v any) string {
 }
 
 func pyfloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == 0 && math.Signbit(f):
+		return "-0.0"
+	}
 	abs := f
 	if abs < 0 {
 		abs = -abs

@@ -62,6 +62,10 @@ type Source struct {
 	Path     string `yaml:"path,omitempty" json:"path,omitempty"`
 	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
 	Language string `yaml:"language,omitempty" json:"language,omitempty" jsonschema:"enum=python,enum=typescript,enum=go,enum=other"`
+	// Runtime is the language runtime the source runs on, with the version whose behaviour the spec follows
+	// (cpython-3.11, node-20, go): it decides what the runtime answers where the source passes a value on
+	// (a NUL byte, an environment name with "=", a value of a type its calls refuse).
+	Runtime SourceRuntime `yaml:"runtime,omitempty" json:"runtime,omitempty" jsonschema:"enum=cpython-3.11,enum=node-20,enum=go"`
 	// Notes says anything else about where the facts were read (other files, a renamed repository).
 	Notes []string `yaml:"notes,omitempty" json:"notes,omitempty"`
 }
@@ -157,6 +161,14 @@ type Tool struct {
 	// it were not sent) or invalid (the InvalidParam failure with .Problem "must not be null", as a JSON
 	// Schema validator such as TypeBox rejects it).
 	NullParams NullParams `yaml:"null_params,omitempty" json:"null_params,omitempty" jsonschema:"enum=absent,enum=invalid"`
+	// Coerce says how the parameters are read before the tool's code sees them: schema (validated against
+	// their JSON types, the default), python (passed to Python code unchecked; the role decides what another
+	// type does, as CPython does), pydantic (pydantic v2's lax mode), typebox (TypeBox's Value.Check on
+	// JavaScript's numbers) or go (Go type assertions: another type reads as absent).
+	Coerce Coerce `yaml:"coerce,omitempty" json:"coerce,omitempty" jsonschema:"enum=schema,enum=python,enum=pydantic,enum=typebox,enum=go"`
+	// RuntimeErrors is how an error the source's language runtime raises reaches the host (source.runtime
+	// says which runtime); without it each is raised as the runtime's own class.
+	RuntimeErrors *RuntimeErrors `yaml:"runtime_errors,omitempty" json:"runtime_errors,omitempty"`
 	// UnknownParams is the failure for a parameter the tool does not declare (the first, in the order the
 	// model sent them), as a Python method raises TypeError for an unexpected keyword; data: .Param. Without
 	// it, parameters the tool does not declare are ignored.
@@ -247,6 +259,9 @@ type Failure struct {
 	Result Outcome `yaml:"result,omitempty" json:"result,omitempty"`
 	// Message is a text/template; its data depends on where the failure is used.
 	Message string `yaml:"message" json:"message"`
+	// Code makes the failure a JSON-RPC error with this code, as an MCP server answers a request it refuses
+	// (unknown_tool, invalid_param only): the host sees a protocol error, not a tool result.
+	Code int `yaml:"code,omitempty" json:"code,omitempty"`
 }
 
 // Check is one step of a tool's ordered validation. Exactly one of the selectors is set.
@@ -316,6 +331,9 @@ type TimeoutOverflow struct {
 type Workdir struct {
 	// EmptyIsDefault treats "" like an absent parameter.
 	EmptyIsDefault bool `yaml:"empty_is_default,omitempty" json:"empty_is_default,omitempty"`
+	// FalsyIsDefault treats a value Python finds false (None, False, 0, 0.0, "", [], {}) like an absent
+	// parameter, as a source that tests `if working_dir:` does (with coerce python).
+	FalsyIsDefault bool `yaml:"falsy_is_default,omitempty" json:"falsy_is_default,omitempty"`
 	// EmptyFailsSpawn makes "" pass the checks as the workspace (Python's Path("") is ".") and then fail
 	// to start as a spawn error with errno ENOENT naming '' (Python's Popen(cwd="")).
 	EmptyFailsSpawn bool `yaml:"empty_fails_spawn,omitempty" json:"empty_fails_spawn,omitempty"`

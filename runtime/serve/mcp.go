@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
@@ -96,8 +97,49 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 		}
 		m.srv.AddTool(tool, m.handler(t.Name, string(t.Results.Format) == "json"))
 	}
+	if v.UnknownTool != nil {
+		m.srv.AddReceivingMiddleware(m.unknownTool(v))
+	}
 	m.sess = newSessionTable(m.srv, opts.SessionIdle, opts.MaxSessions)
 	return m
+}
+
+// unknownTool answers a call of a tool the variant does not have as its spec's unknown_tool says (the SDK
+// would answer its own "unknown tool" error): a JSON-RPC error with the spec's code and message, or an
+// isError result with the error class, as a host that reports it to the model does.
+func (m *MCP) unknownTool(v *spec.Variant) mcp.Middleware {
+	known := map[string]bool{}
+	for i := range v.Tools {
+		known[v.Tools[i].Name] = true
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if method != "tools/call" || !ok || call.Params == nil || known[call.Params.Name] {
+				return next(ctx, method, req)
+			}
+			_, err := m.c.Call(ctx, call.Params.Name, json.RawMessage("{}"))
+			return toolErrorResult(err)
+		}
+	}
+}
+
+// toolErrorResult is what the host sees of an error a call ended in: a JSON-RPC error for a failure the
+// spec makes one (runtime.RPCError), an isError result for a raised one, the error itself otherwise.
+func toolErrorResult(err error) (*mcp.CallToolResult, error) {
+	var rpc *runtime.RPCError
+	if errors.As(err, &rpc) {
+		return nil, &jsonrpc.Error{Code: int64(rpc.Code), Message: rpc.Message}
+	}
+	var te *runtime.ToolError
+	if !errors.As(err, &te) {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Meta:    mcp.Meta{ErrorTypeKey: te.Type},
+		Content: []mcp.Content{&mcp.TextContent{Text: te.Message}},
+		IsError: true,
+	}, nil
 }
 
 // Server is the SDK server, for a host that connects a transport of its own.
@@ -130,15 +172,7 @@ func (m *MCP) handler(name string, jsonResult bool) mcp.ToolHandler {
 		}
 		res, err := m.c.Call(ctx, name, args)
 		if err != nil {
-			var te *runtime.ToolError
-			if !errors.As(err, &te) {
-				return nil, err
-			}
-			return &mcp.CallToolResult{
-				Meta:    mcp.Meta{ErrorTypeKey: te.Type},
-				Content: []mcp.Content{&mcp.TextContent{Text: te.Message}},
-				IsError: true,
-			}, nil
+			return toolErrorResult(err)
 		}
 		out := &mcp.CallToolResult{}
 		var text string

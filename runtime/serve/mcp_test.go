@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
@@ -216,5 +218,43 @@ func TestMCPStdio(t *testing.T) {
 	}
 	if !waitFor(2*time.Second, func() bool { return len(alive()) == 0 }) {
 		t.Errorf("left running: %v", alive())
+	}
+}
+
+// A call of a tool the variant does not have is answered as the spec's unknown_tool says: a JSON-RPC error
+// with its code for an MCP server's contract (CodeGen-Sandbox's mcp-go answers -32602), an isError result
+// with the class for a host that reports it to the model (agentrail), the SDK's own error without one. A
+// request the spec's host refuses as a whole (a number out of float64's range, for a Go server) is a
+// JSON-RPC error too.
+func TestMCPUnknownTool(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		id, tool, args string
+		code           int64 // a JSON-RPC error
+		text, class    string
+	}{
+		{id: "codegensandbox", tool: "Bash2", args: `{}`, code: -32602, text: "tool 'Bash2' not found: tool not found"},
+		{id: "codegensandbox", tool: "Bash", args: `{"command":"echo hi","description":"d","timeout":1e400}`, code: -32600,
+			text: "unparsable tools/call request: json: cannot unmarshal number 1e400 into Go struct field CallToolParams.params.arguments of type float64"},
+		{id: "agentrail", tool: "Bash2", args: `{}`, text: "Tool not found: Bash2", class: "ToolNotFoundError"},
+		{id: "rye", tool: "nope", args: `{}`, code: -32602, text: `unknown tool "nope"`},
+	} {
+		t.Run(tc.id+" "+tc.tool, func(t *testing.T) {
+			cs, _ := connectMCP(t, tc.id)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
+			if tc.code != 0 {
+				var je *jsonrpc.Error
+				if !errors.As(err, &je) || je.Code != tc.code || je.Message != tc.text {
+					t.Fatalf("got %v (%T), want JSON-RPC error %d %q", err, err, tc.code, tc.text)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || textOf(res) != tc.text || res.Meta[ErrorTypeKey] != tc.class {
+				t.Errorf("isError %t, text %q, meta %v", res.IsError, textOf(res), res.Meta)
+			}
+		})
 	}
 }

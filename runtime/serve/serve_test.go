@@ -160,7 +160,7 @@ func TestServeWire(t *testing.T) {
 		{1, `{"id":1,"result":"` + ws1 + `\n"}`},
 		{2, `{"id":2,"result":"` + ws2 + `\n"}`},
 		{3, `{"id":3,"error":{"type":"ToolError","message":"command is required"}}`},
-		{4, `{"id":4,"error":{"type":"Error","message":"agentbash: variant codegensandbox has no tool \"Nope\""}}`},
+		{4, `{"id":4,"error":{"type":"Error","message":"tool 'Nope' not found: tool not found"}}`},
 		{6, `{"id":6,"error":{"type":"Error","message":"serve: the workspace \"relative/dir\" is not an absolute path"}}`},
 	} {
 		got, _ := json.Marshal(c.answer(tc.id))

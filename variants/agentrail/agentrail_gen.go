@@ -208,7 +208,8 @@ func UnmarshalBashResult(data []byte) (BashResult, error) {
 	return nil, fmt.Errorf("agentrail: Bash result has unknown details.mode %v", probe.Details.Mode)
 }
 
-// Error is raised when Bash cannot start its shell (ENOTDIR).
+// Error is raised when Bash cannot start its shell (ENOTDIR); Bash cannot start its shell (ELOOP);
+// Bash cannot start its shell (ENAMETOOLONG).
 type Error struct{ runtime.Raised }
 
 // ToolError is raised when Bash's policy agentrail_dangerous blocks a command; Bash's policy
@@ -222,6 +223,9 @@ type ToolNotFoundError struct{ runtime.Raised }
 // one; Bash gets a timeout out of range.
 type ToolValidationError struct{ runtime.Raised }
 
+// TypeError is raised when Bash's runtime (node-20) raises TypeError where its command starts.
+type TypeError struct{ runtime.Raised }
+
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
@@ -233,6 +237,8 @@ func typedError(te *runtime.ToolError) error {
 		return &ToolNotFoundError{runtime.Raised{ToolError: te}}
 	case "ToolValidationError":
 		return &ToolValidationError{runtime.Raised{ToolError: te}}
+	case "TypeError":
+		return &TypeError{runtime.Raised{ToolError: te}}
 	}
 	return te
 }

@@ -133,16 +133,42 @@ type BashResult struct {
 // KeyError is raised when bash gets no command.
 type KeyError struct{ runtime.Raised }
 
+// OSError is raised when bash's runtime (cpython-3.11) raises OSError while its checks run.
+type OSError struct{ runtime.Raised }
+
+// PermissionError is raised when bash's runtime (cpython-3.11) raises PermissionError while its checks
+// run.
+type PermissionError struct{ runtime.Raised }
+
+// RuntimeError is raised when bash's runtime (cpython-3.11) raises RuntimeError while its checks run.
+type RuntimeError struct{ runtime.Raised }
+
+// TypeError is raised when bash's runtime (cpython-3.11) raises TypeError while its checks run.
+type TypeError struct{ runtime.Raised }
+
 // ValidationError is raised when bash gets a parameter of the wrong type, or misses a required one.
 type ValidationError struct{ runtime.Raised }
+
+// ValueError is raised when bash's runtime (cpython-3.11) raises ValueError while its checks run.
+type ValueError struct{ runtime.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "KeyError":
 		return &KeyError{runtime.Raised{ToolError: te}}
+	case "OSError":
+		return &OSError{runtime.Raised{ToolError: te}}
+	case "PermissionError":
+		return &PermissionError{runtime.Raised{ToolError: te}}
+	case "RuntimeError":
+		return &RuntimeError{runtime.Raised{ToolError: te}}
+	case "TypeError":
+		return &TypeError{runtime.Raised{ToolError: te}}
 	case "ValidationError":
 		return &ValidationError{runtime.Raised{ToolError: te}}
+	case "ValueError":
+		return &ValueError{runtime.Raised{ToolError: te}}
 	}
 	return te
 }

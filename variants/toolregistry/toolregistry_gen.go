@@ -140,10 +140,20 @@ type FileNotFoundError struct{ runtime.Raised }
 // NotADirectoryError is raised when bash cannot start its shell (ENOTDIR).
 type NotADirectoryError struct{ runtime.Raised }
 
-// PermissionError is raised when bash cannot start its shell (EACCES).
+// OSError is raised when bash's runtime (cpython-3.11) raises OSError while its checks run.
+type OSError struct{ runtime.Raised }
+
+// OverflowError is raised when bash's runtime (cpython-3.11) raises OverflowError where its command
+// starts.
+type OverflowError struct{ runtime.Raised }
+
+// PermissionError is raised when bash's runtime (cpython-3.11) raises PermissionError while its checks
+// run; bash cannot start its shell (EACCES).
 type PermissionError struct{ runtime.Raised }
 
-// TypeError is raised when bash gets a parameter it does not declare; bash gets no command.
+// TypeError is raised when bash gets a parameter it does not declare; bash's runtime (cpython-3.11)
+// raises TypeError while its checks run; bash's runtime (cpython-3.11) raises TypeError where its
+// command starts; bash gets no command.
 type TypeError struct{ runtime.Raised }
 
 // UnicodeDecodeError is raised when bash reads output that does not decode.
@@ -152,7 +162,8 @@ type UnicodeDecodeError struct{ runtime.Raised }
 // ValidationError is raised when bash gets a parameter of the wrong type, or misses a required one.
 type ValidationError struct{ runtime.Raised }
 
-// ValueError is raised when bash's policy toolregistry_deny blocks a command.
+// ValueError is raised when bash's runtime (cpython-3.11) raises ValueError where its command starts;
+// bash's policy toolregistry_deny blocks a command.
 type ValueError struct{ runtime.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
@@ -162,6 +173,10 @@ func typedError(te *runtime.ToolError) error {
 		return &FileNotFoundError{runtime.Raised{ToolError: te}}
 	case "NotADirectoryError":
 		return &NotADirectoryError{runtime.Raised{ToolError: te}}
+	case "OSError":
+		return &OSError{runtime.Raised{ToolError: te}}
+	case "OverflowError":
+		return &OverflowError{runtime.Raised{ToolError: te}}
 	case "PermissionError":
 		return &PermissionError{runtime.Raised{ToolError: te}}
 	case "TypeError":

@@ -136,6 +136,11 @@ func (p BashParams) MarshalJSON() ([]byte, error) {
 // that is not a directory; bash ends with outcome timeout; bash cannot start its shell.
 type ModelRetry struct{ runtime.Raised }
 
+// ToolExecutionError is raised when bash's runtime (cpython-3.11) raises while its checks run; bash's
+// runtime (cpython-3.11) raises where its command starts; bash cannot start its shell (EACCES); bash
+// cannot start its shell (ENOTDIR); bash cannot start its shell (E2BIG).
+type ToolExecutionError struct{ runtime.Raised }
+
 // ValidationError is raised when bash gets a parameter of the wrong type, or misses a required one;
 // bash gets no command.
 type ValidationError struct{ runtime.Raised }
@@ -145,6 +150,8 @@ func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "ModelRetry":
 		return &ModelRetry{runtime.Raised{ToolError: te}}
+	case "ToolExecutionError":
+		return &ToolExecutionError{runtime.Raised{ToolError: te}}
 	case "ValidationError":
 		return &ValidationError{runtime.Raised{ToolError: te}}
 	}

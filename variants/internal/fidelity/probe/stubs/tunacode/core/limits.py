@@ -1,0 +1,2 @@
+def get_command_limit():
+    return 5000
