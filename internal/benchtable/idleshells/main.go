@@ -12,8 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/pprof"
 	goruntime "runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -187,4 +187,3 @@ func processes() int {
 	}
 	return n
 }
-
