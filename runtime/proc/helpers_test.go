@@ -253,7 +253,30 @@ func killEscaped(t *testing.T, out string) int {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Errorf("kill escaped %d: %v", pid, err)
 		}
+		if st.ppid == os.Getpid() {
+			// Adopted: this process is a child subreaper once a run had no cgroup.
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, 0, nil)
+		}
 		requirePidGone(t, pid)
 	})
 	return pid
+}
+
+// containments are the ways of containing a run's processes that the tests cover: a cgroup per run, where
+// this machine offers one, and the marker sweep.
+func containments(t *testing.T) []string {
+	if c := ContainmentInUse(); c.Cgroup == "" {
+		t.Logf("no cgroup here (%s): the sweep only", c.Reason)
+		return []string{"sweep"}
+	}
+	return []string{"cgroup", "sweep"}
+}
+
+// useContainment makes the runs the test starts use mode ("cgroup" or "sweep"), until its end.
+func useContainment(t *testing.T, mode string) {
+	t.Helper()
+	old := cgroupsOff.Load()
+	cgroupsOff.Store(mode == "sweep")
+	t.Cleanup(func() { cgroupsOff.Store(old) })
 }

@@ -144,6 +144,13 @@ type Process struct {
 	// stdin is the write end of the shell's stdin (OpenStdin, PTY), closed when the run is over.
 	stdin *os.File
 
+	// cg is the run's cgroup (nil without one); ownCg says that this Process ends it (false for the
+	// programs of an embedded shell, which share the shell's). watched says that the watchdog was told
+	// of the process group (runs without a cgroup).
+	cg      *runCgroup
+	ownCg   bool
+	watched bool
+
 	mu      sync.Mutex
 	exited  bool // the shell's exit was observed; never signal the group after
 	killReq bool // Kill was called before exited
@@ -222,7 +229,14 @@ func (p *Process) Kill() {
 	}
 	p.killReq = true
 	if p.cancel != nil {
-		p.cancel()
+		p.cancel() // first: the embedded shell takes its programs' deaths for the cancel
+	}
+	if p.cg != nil && p.ownCg {
+		// Everything the run started, at once, wherever it went (the cgroup is the run's until its exit
+		// has been observed).
+		p.cg.kill()
+	}
+	if p.cancel != nil {
 		return
 	}
 	// The leader is not reaped (exited is set before reaping, under mu), so
