@@ -83,8 +83,8 @@ const maxFreeCgroups = 64
 // cgHost is this process's side of the cgroups: where they go, and the empty ones kept for reuse.
 type cgHost struct {
 	base string // <the host's own cgroup>/agentbash; "" when cgroups are not used
-	why         string // why not, when base is ""
-	name        string // this host's directory in base: <pid>-<start time>-<pid namespace>
+	why  string // why not, when base is ""
+	name string // this host's directory in base: <pid>-<start time>-<pid namespace>
 
 	mu      sync.Mutex
 	dir     string   // base/name, while it exists
