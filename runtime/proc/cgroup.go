@@ -332,6 +332,10 @@ func pollEmpty(dir string, deadline time.Time) bool {
 type runCgroup struct {
 	h    *cgHost
 	path string
+	// killed says that cgroup.kill was written: the cgroup is then removed, never reused. Linux (6.18
+	// at least) kills every process cloned into a cgroup that was once killed (CLONE_INTO_CGROUP
+	// compares the kill count of the cgroup the child enters with that of its parent's own cgroup).
+	killed atomic.Bool
 }
 
 // newRunCgroup returns an empty cgroup for a run (an empty one kept from an earlier run, or a new one), or
@@ -382,6 +386,7 @@ func (c *runCgroup) open() (int, error) {
 
 // kill SIGKILLs every process in the cgroup (and its descendants), at once.
 func (c *runCgroup) kill() {
+	c.killed.Store(true)
 	_ = writeFile(c.path+"/cgroup.kill", "1")
 }
 
@@ -399,7 +404,7 @@ func (c *runCgroup) end(pgid int) int {
 	if empty {
 		reapOrphans() // a child subreaper adopted those of the run's processes whose parent died first
 	}
-	c.h.release(c.path, empty)
+	c.release(empty)
 	return escaped
 }
 
@@ -431,6 +436,16 @@ func statFieldsOf(pid int) []string {
 		return nil
 	}
 	return strings.Fields(string(b[i+1:]))
+}
+
+// release gives back the run's cgroup (see cgHost.release); one that was killed is not kept.
+func (c *runCgroup) release(empty bool) {
+	if c.killed.Load() && empty {
+		removeTree(c.path)
+		c.h.release("", false)
+		return
+	}
+	c.h.release(c.path, empty)
 }
 
 // release gives back a run's cgroup: kept for reuse if it is empty (and has no descendants, those of a

@@ -54,7 +54,7 @@ func startEmbedded(s Spec) (*Process, error) {
 		cancel()
 		files.abort()
 		if p.cg != nil {
-			p.cg.h.release(p.cg.path, true)
+			p.cg.release(true)
 		}
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 	}
 	if err != nil {
 		if p.ownCg && p.cg != nil {
-			p.cg.h.release(p.cg.path, true)
+			p.cg.release(true)
 		}
 		files.abort()
 		return nil, err
@@ -139,7 +139,7 @@ func (p *Process) fork(path string, s Spec, env []string, files []*os.File) (chi
 			// The kernel refused the cgroup (or clone3): see whether the program starts without it. If
 			// it does, the cgroup was the cause, and no run will get one from now on.
 			if p.ownCg {
-				p.cg.h.release(p.cg.path, true)
+				p.cg.release(true)
 			}
 			p.cg, p.ownCg = nil, false
 			if c, err2 := p.forkPlain(path, s, attr, files, false); err2 == nil {
@@ -150,7 +150,7 @@ func (p *Process) fork(path string, s Spec, env []string, files []*os.File) (chi
 			return c, err
 		}
 		if p.ownCg {
-			p.cg.h.release(p.cg.path, true)
+			p.cg.release(true)
 		}
 		p.cg, p.ownCg = nil, false
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,19 +223,29 @@ func (s *sweeper) rounds(lo, hi int, full bool) {
 
 // descendantRounds kills the marked descendants of root, round after round: after a round that killed a
 // process, the next looks again (what the victims forked before they died is root's now: see
-// becomeSubreaper), until a round finds none and no process in execve is left to look at again.
+// becomeSubreaper), until a round finds none, no process in execve is left to look at again, and the
+// round saw the same descendants as the one before: a process that exits while a round reads the tree
+// hands its children up to root, which the round may have read already.
 func (s *sweeper) descendantRounds(root int) {
 	deadline := time.Now().Add(sweepLimit)
+	var prev, seen []int
 	for delay := 20 * time.Microsecond; ; {
 		found := s.recheck()
-		walkDescendants(root, func(pid int) { found += s.check(pid) })
+		seen = seen[:0]
+		walkDescendants(root, func(pid int) {
+			seen = append(seen, pid)
+			found += s.check(pid)
+		})
 		if found > 0 {
 			s.waitVictims(deadline)
 		}
-		if (found == 0 && len(s.unsure) == 0) || time.Now().After(deadline) {
+		slices.Sort(seen)
+		stable := slices.Equal(seen, prev)
+		prev, seen = seen, prev
+		if (found == 0 && len(s.unsure) == 0 && stable) || time.Now().After(deadline) {
 			return
 		}
-		if found == 0 {
+		if found == 0 && stable {
 			// Only processes in execve are left to look at: give them a moment.
 			time.Sleep(delay)
 			delay = min(2*delay, time.Millisecond)
