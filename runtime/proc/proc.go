@@ -116,7 +116,8 @@ type Exit struct {
 	GraceExpired bool
 
 	// Swept is the number of processes that had left the shell's process group (setsid, setpgid) and
-	// were found by their marker and killed when the run ended (see the package documentation).
+	// were killed when the run ended: left in the run's cgroup, or found by their marker by the sweep
+	// (see the package documentation). With a cgroup, those Kill ended while the run ran are not counted.
 	Swept int
 
 	// Err is the first wait or I/O error (reading a pipe, or writing to
