@@ -87,15 +87,28 @@ type cgHost struct {
 	name string // this host's directory in base: <pid>-<start time>-<pid namespace>
 
 	mu      sync.Mutex
-	dir     string   // base/name, while it exists
-	live    int      // run cgroups handed out and not released
-	free    []string // empty run cgroups, to reuse
-	seq     uint64   // names the run cgroups
-	keepDir bool     // keep dir and the free cgroups while no run is live (a watchdog removes them)
-	off     string   // non-empty: the kernel refused a fork into a cgroup; runs get none, for this reason
+	dir     string       // base/name, while it exists
+	live    int          // run cgroups handed out and not released
+	free    []*runCgroup // empty run cgroups, to reuse
+	seq     uint64       // names the run cgroups
+	keepDir bool         // keep dir and the free cgroups while no run is live (a watchdog removes them)
+	idle    *time.Timer  // the removal of dir scheduled once no run was live
+	off     string       // non-empty: the kernel refused a fork into a cgroup; runs get none, for this reason
 }
 
+// cgroupHostIfUsed returns the host's cgroups if a run has asked for them, else nil.
+func cgroupHostIfUsed() *cgHost {
+	if !cgroupsAsked.Load() {
+		return nil
+	}
+	return cgroupHost()
+}
+
+// cgroupsAsked says that cgroupHost was called.
+var cgroupsAsked atomic.Bool
+
 var cgroupHost = sync.OnceValue(func() *cgHost {
+	cgroupsAsked.Store(true)
 	h := &cgHost{}
 	h.base, h.why = findCgroupBase()
 	if h.base != "" {
@@ -332,6 +345,9 @@ func pollEmpty(dir string, deadline time.Time) bool {
 type runCgroup struct {
 	h    *cgHost
 	path string
+	// dir and events are its directory (for CLONE_INTO_CGROUP) and its cgroup.events, open for as long
+	// as the cgroup is this host's (a pread of an open kernfs file costs a microsecond, an open several).
+	dir, events int
 	// killed says that cgroup.kill was written: the cgroup is then removed, never reused. Linux (6.18
 	// at least) kills every process cloned into a cgroup that was once killed (CLONE_INTO_CGROUP
 	// compares the kill count of the cgroup the child enters with that of its parent's own cgroup).
@@ -363,25 +379,53 @@ func newRunCgroup() *runCgroup {
 		watchCgroup(dir)
 	}
 	h.live++
+	if h.idle != nil {
+		h.idle.Stop()
+		h.idle = nil
+	}
 	if n := len(h.free); n > 0 {
-		path := h.free[n-1]
+		c := h.free[n-1]
 		h.free = h.free[:n-1]
 		h.mu.Unlock()
-		return &runCgroup{h: h, path: path}
+		return c
 	}
 	h.seq++
-	path := filepath.Join(h.dir, strconv.FormatUint(h.seq, 10))
+	c := &runCgroup{h: h, path: filepath.Join(h.dir, strconv.FormatUint(h.seq, 10)), dir: -1, events: -1}
 	h.mu.Unlock()
-	if err := os.Mkdir(path, 0o755); err != nil {
-		h.release("", false)
+	err := os.Mkdir(c.path, 0o755)
+	if err == nil {
+		c.dir, err = syscall.Open(c.path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	}
+	if err == nil {
+		c.events, err = syscall.Openat(c.dir, "cgroup.events", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		c.remove()
+		h.release(nil)
 		return nil
 	}
-	return &runCgroup{h: h, path: path}
+	return c
 }
 
-// open opens the cgroup's directory, for CLONE_INTO_CGROUP.
-func (c *runCgroup) open() (int, error) {
-	return syscall.Open(c.path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+// remove closes the cgroup's descriptors and removes it (and what a nested host left in it).
+func (c *runCgroup) remove() {
+	for _, fd := range []int{c.dir, c.events} {
+		if fd >= 0 {
+			_ = syscall.Close(fd)
+		}
+	}
+	c.dir, c.events = -1, -1
+	removeTree(c.path)
+}
+
+// populated reads the cgroup's cgroup.events: whether a live process is in it or its descendants.
+func (c *runCgroup) populated() bool {
+	var buf [128]byte
+	n, err := syscall.Pread(c.events, buf[:], 0)
+	if err != nil {
+		return populated(c.path) // read it by its name
+	}
+	return bytes.Contains(buf[:max(n, 0)], []byte("populated 1"))
 }
 
 // kill SIGKILLs every process in the cgroup (and its descendants), at once.
@@ -396,7 +440,7 @@ func (c *runCgroup) kill() {
 func (c *runCgroup) end(pgid int) int {
 	escaped := 0
 	empty := true
-	if populated(c.path) {
+	if c.populated() {
 		escaped = countEscaped(c.path, pgid)
 		c.kill()
 		empty = waitEmpty(c.path, time.Now().Add(sweepLimit))
@@ -438,47 +482,73 @@ func statFieldsOf(pid int) []string {
 	return strings.Fields(string(b[i+1:]))
 }
 
-// release gives back the run's cgroup (see cgHost.release); one that was killed is not kept.
+// release gives back the run's cgroup: kept for the next run if it is empty and was never killed, else
+// removed, or left when it cannot be emptied (the watchdog or the next host removes it with this host's
+// directory).
 func (c *runCgroup) release(empty bool) {
-	if c.killed.Load() && empty {
-		removeTree(c.path)
-		c.h.release("", false)
-		return
+	switch {
+	case !empty:
+		for _, fd := range []int{c.dir, c.events} {
+			_ = syscall.Close(fd)
+		}
+		c.h.release(nil)
+	case c.killed.Load():
+		c.remove()
+		c.h.release(nil)
+	default:
+		c.h.release(c)
 	}
-	c.h.release(c.path, empty)
 }
 
-// release gives back a run's cgroup: kept for reuse if it is empty (and has no descendants, those of a
-// nested host), else removed (or left, when it cannot be emptied: the watchdog or the next host removes it
-// with this host's directory). When no run is live and no watchdog will remove this host's directory, it
-// is removed with the kept cgroups.
-func (h *cgHost) release(path string, empty bool) {
-	reuse := false
-	if path != "" && empty {
-		var st syscall.Stat_t
-		// A directory's link count is 2 plus its subdirectories.
-		reuse = syscall.Stat(path, &st) == nil && st.Nlink == 2
-		if !reuse {
-			removeTree(path)
-		}
-	}
+// release takes back a run's cgroup, c (nil for one already removed or left): kept for reuse (a nested
+// host's empty directories in it do no harm; they go with it), or removed past maxFreeCgroups.
+func (h *cgHost) release(c *runCgroup) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.live--
-	if reuse && len(h.free) < maxFreeCgroups {
-		h.free = append(h.free, path)
-	} else if reuse {
-		_ = syscall.Rmdir(path)
+	switch {
+	case c == nil:
+	case len(h.free) < maxFreeCgroups:
+		h.free = append(h.free, c)
+	default:
+		c.remove()
+	}
+	if h.live == 0 && !h.keepDir && h.dir != "" && h.idle == nil {
+		// Removed once no run has needed it for a moment (sooner by ReleaseIdle): a host that runs one
+		// call after another does not make and remove a directory for each.
+		h.idle = time.AfterFunc(idleLinger, h.removeIdle)
+	}
+}
+
+// idleLinger is how long a host without a watchdog keeps its cgroup directory once no run is live.
+const idleLinger = 2 * time.Second
+
+// removeIdle removes the host's directory and its empty cgroups if no run is live and no watchdog will.
+func (h *cgHost) removeIdle() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.idle != nil {
+		h.idle.Stop()
+		h.idle = nil
 	}
 	if h.live > 0 || h.keepDir || h.dir == "" {
 		return
 	}
-	for _, p := range h.free {
-		_ = syscall.Rmdir(p)
+	for _, c := range h.free {
+		c.remove()
 	}
 	h.free = nil
 	if syscall.Rmdir(h.dir) == nil {
 		h.dir = ""
+	}
+}
+
+// ReleaseIdle removes, now, the cgroup directory this process keeps for its runs if none is running
+// (without a watchdog it is kept for a moment after the last run, for the next one): the engine calls it
+// when it closes, so that a host that ends leaves none behind. Harmless at any time.
+func ReleaseIdle() {
+	if h := cgroupHostIfUsed(); h != nil {
+		h.removeIdle()
 	}
 }
 

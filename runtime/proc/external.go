@@ -128,31 +128,23 @@ func (p *Process) fork(path string, s Spec, env []string, files []*os.File) (chi
 	}
 	attr := &syscall.ProcAttr{Dir: s.Dir, Env: env, Files: fds, Sys: sys}
 	if p.cg != nil {
-		fd, err := p.cg.open()
-		if err == nil {
-			sys.UseCgroupFD, sys.CgroupFD = true, fd
-			c, err := forkExec(path, s.Argv, attr, files)
-			_ = syscall.Close(fd)
-			if err == nil || !cloneIntoCgroupFailed(err) {
-				return c, err
-			}
-			// The kernel refused the cgroup (or clone3): see whether the program starts without it. If
-			// it does, the cgroup was the cause, and no run will get one from now on.
-			if p.ownCg {
-				p.cg.release(true)
-			}
-			p.cg, p.ownCg = nil, false
-			if c, err2 := p.forkPlain(path, s, attr, files, false); err2 == nil {
-				disableCgroups(err)
-				becomeSubreaper()
-				return c, nil
-			}
+		sys.UseCgroupFD, sys.CgroupFD = true, p.cg.dir
+		c, err := forkExec(path, s.Argv, attr, files)
+		if err == nil || !cloneIntoCgroupFailed(err) {
 			return c, err
 		}
+		// The kernel refused the cgroup (or clone3): see whether the program starts without it. If it
+		// does, the cgroup was the cause, and no run will get one from now on.
 		if p.ownCg {
 			p.cg.release(true)
 		}
 		p.cg, p.ownCg = nil, false
+		if c, err2 := p.forkPlain(path, s, attr, files, false); err2 == nil {
+			disableCgroups(err)
+			becomeSubreaper()
+			return c, nil
+		}
+		return c, err
 	}
 	return p.forkPlain(path, s, attr, files, true)
 }
