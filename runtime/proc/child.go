@@ -139,13 +139,6 @@ func (c child) reap() (syscall.WaitStatus, error) {
 	return ws, nil
 }
 
-// close releases the pidfd of a child that was not reaped through it.
-func (c child) close() {
-	if c.fd != nil {
-		_ = c.fd.Close()
-	}
-}
-
 // siginfo is siginfo_t as waitid fills it for a child (the layout of Go's internal/syscall/unix
 // SiginfoChild): the common part, then si_pid, si_uid and si_status.
 type siginfo struct {

@@ -36,21 +36,6 @@ func requireCgroup(t *testing.T) {
 	}
 }
 
-// escapesHere returns the hidden escapes whose programs this machine has.
-func escapesHere(t *testing.T, mark string) []proctest.Escape {
-	var out []proctest.Escape
-	for _, e := range proctest.HiddenEscapes(mark) {
-		if e.Needs != "" {
-			if _, err := exec.LookPath(e.Needs); err != nil {
-				t.Logf("%s: no %s", e.Name, e.Needs)
-				continue
-			}
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
 // TestCgroupNoSurvivors: with a cgroup per run, none of the escapes that hide from the marker outlives
 // its run, however the run ends (the shell exits, Kill while it runs, the embedded shell), not even for a
 // moment: Done comes after the cgroup is empty. (Through the sweep, each of them survives every time.)

@@ -218,10 +218,12 @@ func (p *Process) Wait() Exit {
 }
 
 // Kill SIGKILLs the whole process group of the shell (for the embedded shell:
-// cancels it, which kills the process groups of the programs it runs). The
-// output is then drained as after a normal exit. Kill is idempotent and safe
-// at any time; once the shell's exit has been observed it does nothing, so it
-// never signals a group that could have been recycled.
+// cancels it, which kills the process groups of the programs it runs), and,
+// where the run has a cgroup, everything in it (cgroup.kill). The output is
+// then drained as after a normal exit. Kill is idempotent and safe at any
+// time; once the shell's exit has been observed it does nothing, so it never
+// signals a group that could have been recycled, nor a cgroup handed to
+// another run.
 func (p *Process) Kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

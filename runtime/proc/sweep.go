@@ -21,12 +21,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The survivor sweep: every process a run starts carries a marker in its environment, an entry
-// AGENTBASH_RUN_<host key>=<run number>, inherited by everything it forks or executes. When the run ends
-// (the shell exited or was killed, its process group was killed), the processes created since the run
-// started are looked up in /proc and those whose environment holds the marker are SIGKILLed, in rounds,
-// until a round finds nothing and no process was created during it. See the package documentation for what
-// this catches and what it cannot.
+// The survivor sweep, where a run has no cgroup: every process a run starts carries a marker in its
+// environment, an entry AGENTBASH_RUN_<host key>=<run number>, inherited by everything it forks or executes.
+// When the run ends (the shell exited or was killed, its process group was killed), this process's
+// descendants are looked up in /proc and those whose environment holds the marker are SIGKILLed, in rounds,
+// until a round finds nothing and reads the same tree as the round before. The watchdog, once its host is
+// gone, sweeps every process of the machine for the host's key instead (once), by pid: the whole of /proc,
+// then the pids allocated since. See the package documentation for what this catches and what it cannot.
 
 // markerPrefix starts the name of every marker variable.
 const markerPrefix = "AGENTBASH_RUN_"
@@ -66,9 +67,9 @@ func withMarker(env []string, marker string) []string {
 	return append(append(out, env...), marker)
 }
 
-// The pid cursor. Pids are allocated cyclically in a pid namespace: every process created after a run
-// started has a pid in the cyclic interval (the run's first pid, the last pid allocated now], unless the
-// cursor went all the way round in between, which takes pidMax allocations.
+// The pid cursor (the watchdog's sweep). Pids are allocated cyclically in a pid namespace: every process
+// created after a round started has a pid in the cyclic interval (the cursor then, the last pid allocated
+// now], unless the cursor went all the way round in between, which takes pidMax allocations.
 
 // pidCursor is an open file that holds the last pid allocated in our pid namespace: ns_last_pid
 // (CONFIG_CHECKPOINT_RESTORE), else /proc/loadavg (its last field); nil if neither can be read. It is
@@ -122,23 +123,6 @@ var pidMax = sync.OnceValue(func() int {
 	}
 	return 1 << 22 // PID_MAX_LIMIT on 64-bit
 })
-
-// maxPidRate bounds how fast a whole machine can allocate pids (each is a clone(2) under a global lock;
-// real figures are below a million a second): runs shorter than wrapSafe cannot have seen the cursor go
-// round, so the pids created since they started are exactly those of the cyclic range.
-const maxPidRate = 10_000_000 // per second
-
-// wrapSafe is how long after a run started its pid range is known not to have wrapped.
-func wrapSafe() time.Duration {
-	n := pidMax() - 300 // RESERVED_PIDS: the cursor restarts above them
-	if n <= 0 {
-		return 0
-	}
-	return time.Duration(int64(n) * int64(time.Second) / maxPidRate)
-}
-
-// fullScanAfter is wrapSafe; tests force the full scan through it.
-var fullScanAfter = wrapSafe
 
 // inRange reports whether pid is in the cyclic range (lo, hi].
 func inRange(pid, lo, hi int) bool {
