@@ -77,6 +77,7 @@ func TestSweepKillsEscapes(t *testing.T) {
 					leakCheck(t)
 					useContainment(t, mode)
 					mark := proctest.UniqueSleep()
+					t.Cleanup(func() { proctest.KillWithCmdline(mark) }) // what a failure left
 					script := strings.ReplaceAll(tc.script, "SLEEP", mark)
 					s := sh(script)
 					if embedded {
