@@ -9,11 +9,12 @@ test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
 
 # test-norace runs, without the race detector, the tests that it scales down or skips: memory bounds at full
-# size (the detector multiplies memory and time), and the sandbox's 50 escapes of each form and the
+# size (the detector multiplies memory and time), the sandbox's 50 escapes of each form and the
 # conformance suite of every variant sandboxed, in process and served (a race-built sandbox helper takes
-# about a second to start).
+# about a second to start), and the escapes hidden from the run marker, 10 of each form through a cgroup
+# per run (runtime/proc, and through run, serve and background shells).
 test-norace:
-	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth|SandboxNoSurvivor|SandboxedBuiltins|ConformanceCommandSandboxed' ./runtime/textcap ./runtime ./cmd/agentbash ./conformance
+	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth|SandboxNoSurvivor|SandboxedBuiltins|ConformanceCommandSandboxed|CgroupNoSurvivors|CgroupNonRootHost|ContainHiddenEscapes|ContainBackgroundShells' ./runtime/textcap ./runtime ./runtime/proc ./cmd/agentbash ./conformance
 
 # quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
 # the tests that run the go command to compile, and serve's 10,000-request growth test.

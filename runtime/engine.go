@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime/policy"
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -291,6 +292,7 @@ func (e *Engine) Close() error {
 	if e.sandbox != nil {
 		e.sandbox.Close()
 	}
+	proc.ReleaseIdle() // the runs' cgroup directory, if no run of any engine needs it now
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -84,7 +85,7 @@ var (
 	}
 	sandboxCheckCmd = &command{
 		name:    "sandbox check",
-		summary: "print each sandbox mechanism (Landlock, namespaces, seccomp) this machine has, and which modes can run",
+		summary: "print each sandbox mechanism (Landlock, namespaces, seccomp) this machine has, which modes can run, and how runs are contained without it",
 		usage:   []string{"sandbox check"},
 		about: `Exit status 1 when workspace-write without the network (the strictest configuration) cannot run
 here: a sandboxed call would then fail, naming what is missing, unless -sandbox-best-effort is given.`,
@@ -137,6 +138,8 @@ func cmdSandbox(args []string, stdout, stderr io.Writer) int {
 			code = 1
 		}
 	}
+	// What ends a run's processes when the sandbox is off (runtime/proc): a cgroup per run, or the sweep.
+	fmt.Fprintf(stdout, "containment: %s\n", proc.ContainmentInUse())
 	return code
 }
 

@@ -47,6 +47,7 @@ type env struct {
 	settings
 	dir                         string // scratch directory of the run
 	agentbash, empty, validator string // built binaries
+	goserver, idleshells        string
 	workspace                   string // a workspace for the calls
 }
 
@@ -133,6 +134,8 @@ var measurements = []struct {
 	{"one call in a long-lived engine", calls},
 	{"1 GiB of output", gib},
 	{"serve: 32 calls", serveConcurrency},
+	{"serve: `true` through the wire protocol, N calls in flight", serveThroughput},
+	{"idle background shells", idleShells},
 	{"policies: one check of a 1 KB command (CPU time)", policies},
 	{"conformance suite", conformanceSuite},
 }
@@ -156,6 +159,8 @@ func setup(s settings) (*env, func(), error) {
 		{&e.agentbash, "./cmd/agentbash"},
 		{&e.empty, "./internal/benchtable/empty"},
 		{&e.validator, "./internal/benchtable/validatoronly"},
+		{&e.goserver, "./internal/benchtable/goserver"},
+		{&e.idleshells, "./internal/benchtable/idleshells"},
 	} {
 		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
 		cmd := exec.Command("go", "build", "-o", *b.out, b.pkg)

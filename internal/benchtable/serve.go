@@ -71,7 +71,12 @@ type wire struct {
 }
 
 func startWire(bin, workspace string) (*wire, error) {
-	cmd := exec.Command(bin, "serve", "rye", "-transport", "wire", "-workspace", workspace)
+	return startWireArgv(bin, "serve", "rye", "-transport", "wire", "-workspace", workspace)
+}
+
+// startWireArgv starts a server of the wire protocol (conformance/PROTOCOL.md).
+func startWireArgv(argv ...string) (*wire, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

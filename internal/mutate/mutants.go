@@ -28,7 +28,11 @@ var mutants = []mutant{
 	{"proc: no group kill after the shell exits", "runtime/proc/external.go",
 		"_ = syscall.Kill(-p.pid, syscall.SIGKILL)", "_ = syscall.Getpid()", []string{"./runtime/proc"}},
 	{"proc: no survivor sweep", "runtime/proc/external.go",
-		"if werr == nil && p.sweepOwn && (", "if false && werr == nil && p.sweepOwn && (", []string{"./runtime/proc"}},
+		"case werr == nil && p.sweepOwn && (", "case false && werr == nil && p.sweepOwn && (", []string{"./runtime/proc"}},
+	{"proc: no cgroup kill at the run's end", "runtime/proc/cgroup.go",
+		"\t\tc.kill()\n", "\t\t_ = c.path\n", []string{"./runtime/proc"}},
+	{"proc: a killed cgroup reused", "runtime/proc/cgroup.go",
+		"case c.killed.Load():", "case false && c.killed.Load():", []string{"./runtime/proc"}},
 
 	// runtime: units, exit codes, rendering, confinement, limits.
 	{"runtime: milliseconds read as seconds", "spec/enums.go",

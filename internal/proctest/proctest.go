@@ -1,8 +1,10 @@
 // Package proctest finds the processes a test started, in /proc, so that a test can check that none is
 // left alive. Tests name their processes in one of two ways: a command line no other process has (a sleep
 // of a unique duration, UniqueSleep), or an environment variable set for the run (a marker, WithEnv).
-// CPUPerOp reports a benchmark's CPU time per operation, its own and its children's. It is for tests
-// only (it imports package testing) and imports nothing of agentbash.
+// HiddenEscapes are the commands whose processes outlive their call and hide from agentbash's run marker;
+// KillWithCmdline ends what a failed test left. CPUPerOp reports a benchmark's CPU time per operation, its
+// own and its children's. It is for tests only (it imports package testing) and imports nothing of
+// agentbash.
 package proctest
 
 import (
@@ -16,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // UniqueSleep returns a sleep duration that names one run uniquely in a command line: `sleep
@@ -96,6 +100,57 @@ func statFields(pid int) []string {
 		return nil
 	}
 	return strings.Fields(string(b[i+1:]))
+}
+
+// An Escape is a command that leaves a process behind it when its shell exits: in a session of its own,
+// re-parented to init, and hidden from the run marker (runtime/proc's survivor sweep).
+type Escape struct {
+	Name, Script string
+	// Needs is a program the script needs besides a POSIX shell, env and setsid ("" for none).
+	Needs string
+	// NotRoot says that the process hides from a host that is not root only (one without
+	// CAP_SYS_PTRACE): root reads a process's environment whatever it does.
+	NotRoot bool
+}
+
+// HiddenEscapes returns the escapes that the marker sweep cannot see, each leaving a process whose command
+// line holds mark (UniqueSleep): the marker's value changed, a daemon that overwrites its environment (and
+// its argument) block as setproctitle does, a process that made itself not dumpable (its environment is
+// unreadable to a host that is not root), and a cleared environment.
+func HiddenEscapes(mark string) []Escape {
+	prctl := strconv.Itoa(syscall.SYS_PRCTL)
+	return []Escape{
+		{Name: "marker value changed", Script: `k=$(env | sed -n 's/^\(AGENTBASH_RUN_[0-9a-f]*\)=.*/\1/p' | tail -n 1); ` +
+			`env "$k=x" setsid -f sleep ` + mark},
+		{Name: "daemon overwriting its environment", Needs: "perl",
+			Script: `perl -e 'use POSIX; if (!fork) { setsid(); $0 = "` + mark + ` " . ("t" x 4000); sleep 900 }'`},
+		{Name: "not dumpable", Needs: "perl", NotRoot: true,
+			Script: `perl -e 'use POSIX; if (!fork) { setsid(); syscall(` + prctl + `, 4, 0, 0, 0, 0) == 0 or die "prctl: $!"; sleep 900 }' ` + mark},
+		{Name: "cleared environment", Script: `env -i setsid -f sleep ` + mark},
+	}
+}
+
+// KillWithCmdline SIGKILLs, until none is left, the processes whose command line holds s (a mark only
+// the test's processes carry: after a failure, so that the test leaves nothing behind). Each is pinned
+// with a pidfd and its command line checked again before the signal, so a recycled pid is never hit.
+func KillWithCmdline(s string) {
+	for range 1000 {
+		left := WithCmdline(s)
+		if len(left) == 0 {
+			return
+		}
+		for _, pid := range left {
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue
+			}
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && bytes.Contains(b, []byte(s)) {
+				_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			}
+			_ = unix.Close(fd)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // CPUPerOp reports the CPU time per operation of this process (host-us/op) and of its children

@@ -1,6 +1,7 @@
 package proctest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -84,5 +85,45 @@ func TestPoll(t *testing.T) {
 	}
 	if Poll(time.Millisecond, func() bool { return false }) {
 		t.Error("Poll of a condition never true returned true")
+	}
+}
+
+// Each hidden escape leaves a process that leads a session of its own, outlives its shell and does not
+// hold the shell's marker entry; KillWithCmdline ends it.
+func TestHiddenEscapes(t *testing.T) {
+	const marker = "AGENTBASH_RUN_00ff=7"
+	for _, e := range HiddenEscapes(UniqueSleep()) {
+		t.Run(e.Name, func(t *testing.T) {
+			if e.Needs != "" {
+				if _, err := exec.LookPath(e.Needs); err != nil {
+					t.Skipf("no %s", e.Needs)
+				}
+			}
+			mark := UniqueSleep()
+			e := HiddenEscapes(mark)[slices.IndexFunc(HiddenEscapes(mark), func(x Escape) bool { return x.Name == e.Name })]
+			t.Cleanup(func() { KillWithCmdline(mark) })
+			cmd := exec.Command("/bin/sh", "-c", e.Script)
+			cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", marker}
+			// No pipes: the escaped process would hold them.
+			if err := cmd.Run(); err != nil {
+				t.Fatal(err)
+			}
+			var left []int
+			if !Poll(10*time.Second, func() bool { left = Escaped(mark); return len(left) == 1 }) {
+				t.Fatalf("escaped: %v, want one (all: %v)", left, WithCmdline(mark))
+			}
+			env, err := os.ReadFile("/proc/" + strconv.Itoa(left[0]) + "/environ")
+			if e.NotRoot && os.Geteuid() == 0 {
+				err = nil // root reads it; the process still made itself not dumpable
+				env = nil
+			}
+			if err == nil && bytes.Contains(env, []byte(marker+"\x00")) {
+				t.Errorf("the escaped process holds the marker")
+			}
+			KillWithCmdline(mark)
+			if !Poll(10*time.Second, func() bool { return len(WithCmdline(mark)) == 0 }) {
+				t.Errorf("left after KillWithCmdline: %v", WithCmdline(mark))
+			}
+		})
 	}
 }

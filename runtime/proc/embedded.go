@@ -42,7 +42,9 @@ func startEmbedded(s Spec) (*Process, error) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Process{grace: graceOf(s), done: make(chan struct{}), cancel: cancel, marker: newMarker()}
-	from := lastPid() // every program the shell starts comes after
+	// One cgroup for every program the shell runs (each gets a process group of its own).
+	p.cg = newRunCgroup()
+	p.ownCg = p.cg != nil
 	sh, err := newShell(s.Env,
 		interp.StdIO(stdin, stdout, stderr),
 		interp.Dir(s.Dir),
@@ -51,6 +53,9 @@ func startEmbedded(s Spec) (*Process, error) {
 	if err != nil {
 		cancel()
 		files.abort()
+		if p.cg != nil {
+			p.cg.release(true)
+		}
 		return nil, err
 	}
 
@@ -78,8 +83,11 @@ func startEmbedded(s Spec) (*Process, error) {
 		cancel()
 		bgErr := sh.stop(p.grace)
 		p.closeHandlers()
-		if from >= 0 {
-			ex.Swept = sweep(p.marker, from, started)
+		if p.cg != nil {
+			ex.Swept = p.cg.end(-1)
+		} else {
+			ex.Swept = sweep(p.marker)
+			reapOrphans()
 		}
 		files.closeChildEnds()
 
@@ -273,7 +281,7 @@ func (p *Process) execHandler(grace time.Duration) interp.ExecHandlerFunc {
 			return interp.ExitStatus(127)
 		}
 		spec := Spec{Argv: args, Dir: hc.Dir, Env: execEnv(hc.Env), Grace: grace}
-		a := attrs{path: path, marker: p.marker}
+		a := attrs{path: path, marker: p.marker, cg: p.cg}
 		if f, ok := hc.Stdin.(*os.File); ok && f != nil {
 			a.stdin = f
 		}

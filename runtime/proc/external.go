@@ -19,11 +19,12 @@ import (
 // attrs are the options of startExternal that the public Spec does not offer;
 // the embedded shell's exec handler uses them to pass its own files through.
 type attrs struct {
-	path   string   // resolved program; "" means look up Argv[0]
-	stdin  *os.File // nil means /dev/null
-	stdout *os.File // non-nil: the child's fd 1 as is (Spec.Stdout ignored)
-	stderr *os.File // non-nil: the child's fd 2 as is (Spec.Stderr ignored)
-	marker string   // non-empty: the marker of the run this child belongs to, swept at that run's end
+	path   string     // resolved program; "" means look up Argv[0]
+	stdin  *os.File   // nil means /dev/null
+	stdout *os.File   // non-nil: the child's fd 1 as is (Spec.Stdout ignored)
+	stderr *os.File   // non-nil: the child's fd 2 as is (Spec.Stderr ignored)
+	marker string     // non-empty: the marker of the run this child belongs to, swept at that run's end
+	cg     *runCgroup // non-nil: the cgroup of the run this child belongs to (not this child's to end)
 }
 
 // defaultPath is used when Env has no PATH, as by execvp and Python.
@@ -68,52 +69,106 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 		p.marker, p.sweepOwn = newMarker(), true
 	}
 	started := time.Now()
-	attr := &os.ProcAttr{
-		Dir:   s.Dir,
-		Env:   withMarker(s.Env, p.marker),
-		Files: []*os.File{stdin, stdout, stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: !s.Session, Setsid: s.Session},
-	}
-	if s.PTY {
-		// A session of its own, with the terminal (its fd 0) as its controlling terminal.
-		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	}
-	var proc *os.Process
-	switch {
-	case s.Sandbox != nil:
+	env := withMarker(s.Env, p.marker)
+	childFiles := []*os.File{stdin, stdout, stderr}
+	var c child
+	if s.Sandbox != nil {
 		// Started by the sandbox's helper, our child, which leads the group: see runtime/sandbox. It sets
-		// its own parent-death signal.
-		p.sandbox, err = s.Sandbox.Start(sandbox.Command{Path: path, Argv: s.Argv, Env: attr.Env, Dir: s.Dir,
+		// its own parent-death signal; the run's PID namespace contains what it starts.
+		spawning.RLock() // the helper is our child without a pidfd until findChild: not an orphan to reap
+		p.sandbox, err = s.Sandbox.Start(sandbox.Command{Path: path, Argv: s.Argv, Env: env, Dir: s.Dir,
 			Session: s.Session || s.PTY, Ctty: s.PTY, Stdin: stdin, Stdout: stdout, Stderr: stderr, Writable: s.Writable})
 		if err == nil {
-			proc, err = os.FindProcess(p.sandbox.Pid)
+			c = findChild(p.sandbox.Pid)
 		}
-	case watchdogEnabled():
-		// Dies with the host: see EnableWatchdog.
-		attr.Sys.Pdeathsig = syscall.SIGKILL
-		onSpawnThread(func() { proc, err = os.StartProcess(path, s.Argv, attr) })
-	default:
-		proc, err = os.StartProcess(path, s.Argv, attr)
+		spawning.RUnlock()
+	} else {
+		p.cg = a.cg
+		if p.cg == nil && a.marker == "" {
+			p.cg, p.ownCg = newRunCgroup(), true
+		}
+		c, err = p.fork(path, s, env, childFiles)
 	}
 	if err != nil {
+		if p.ownCg && p.cg != nil {
+			p.cg.release(true)
+		}
 		files.abort()
 		return nil, err
 	}
-	watchGroup(proc.Pid)
+	if p.cg == nil {
+		// Without a cgroup, the watchdog kills the group if this process dies.
+		p.watched = watchGroup(c.pid)
+	} else {
+		// With one, it kills this host's cgroups: it must be running.
+		ensureWatchdog()
+	}
 	// The child has its copies; ours must go, or we would never see EOF.
 	files.closeChildEnds()
-	p.pid = proc.Pid
+	p.pid = c.pid
 	p.stdin = writer
 
 	readers := files.startPumps()
-	go p.supervise(proc, started, files.pumps, readers)
+	go p.supervise(c, started, files.pumps, readers)
 	return p, nil
 }
 
-// supervise waits for the shell to exit, kills its group, reaps it, and
-// finishes the run.
-func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, readers *sync.WaitGroup) {
-	werr := waitExited(p.pid)
+// fork starts the program: in the run's cgroup if it has one (entered at the fork itself, clone3's
+// CLONE_INTO_CGROUP), else with the survivor sweep's marker alone, the host made a child subreaper (see the
+// package documentation).
+func (p *Process) fork(path string, s Spec, env []string, files []*os.File) (child, error) {
+	sys := &syscall.SysProcAttr{Setpgid: !s.Session, Setsid: s.Session}
+	if s.PTY {
+		// A session of its own, with the terminal (its fd 0) as its controlling terminal.
+		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}
+	fds := make([]uintptr, len(files))
+	for i, f := range files {
+		fds[i] = f.Fd()
+	}
+	attr := &syscall.ProcAttr{Dir: s.Dir, Env: env, Files: fds, Sys: sys}
+	if p.cg != nil {
+		sys.UseCgroupFD, sys.CgroupFD = true, p.cg.dir
+		c, err := forkExec(path, s.Argv, attr, files)
+		if err == nil || !cloneIntoCgroupFailed(err) {
+			return c, err
+		}
+		// The kernel refused the cgroup (or clone3): see whether the program starts without it. If it
+		// does, the cgroup was the cause, and no run will get one from now on.
+		if p.ownCg {
+			p.cg.release(true)
+		}
+		p.cg, p.ownCg = nil, false
+		if c, err2 := p.forkPlain(path, s, attr, files, false); err2 == nil {
+			disableCgroups(err)
+			becomeSubreaper()
+			return c, nil
+		}
+		return c, err
+	}
+	return p.forkPlain(path, s, attr, files, true)
+}
+
+// forkPlain forks without a cgroup. With subreaper, the host becomes a child subreaper first, so that the
+// run's orphans stay its descendants for the sweep. With the watchdog on, the child gets PR_SET_PDEATHSIG.
+func (p *Process) forkPlain(path string, s Spec, attr *syscall.ProcAttr, files []*os.File, subreaper bool) (c child, err error) {
+	attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = false, 0
+	if subreaper {
+		becomeSubreaper()
+	}
+	if !watchdogEnabled() {
+		return forkExec(path, s.Argv, attr, files)
+	}
+	// Dies with the host: see EnableWatchdog.
+	attr.Sys.Pdeathsig = syscall.SIGKILL
+	onSpawnThread(func() { c, err = forkExec(path, s.Argv, attr, files) })
+	return c, err
+}
+
+// supervise waits for the shell to exit, kills its group and what the run left (its cgroup, or the
+// sweep), reaps it, and finishes the run.
+func (p *Process) supervise(c child, started time.Time, pumps []*pump, readers *sync.WaitGroup) {
+	werr := c.waitExited()
 
 	p.mu.Lock()
 	p.exited = true
@@ -126,20 +181,28 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 	}
 	p.mu.Unlock()
 	ex := Exit{Started: started, Ended: time.Now()}
-	if werr == nil && p.sweepOwn && (p.sandbox == nil || !p.sandbox.Contained()) {
-		// The processes that left the group: the leader is still unreaped, so no pid created after it
-		// can be its own. (A sandbox's PID namespace left none: the kernel killed them with the helper.)
-		ex.Swept = sweep(p.marker, p.pid, started)
+	switch {
+	case p.cg != nil && p.ownCg:
+		// Everything the run started is in its cgroup, wherever it went.
+		ex.Swept = p.cg.end(p.pid)
+	case werr == nil && p.sweepOwn && (p.sandbox == nil || !p.sandbox.Contained()):
+		// The processes that left the group. (A sandbox's PID namespace left none: the kernel killed them
+		// with the helper.)
+		ex.Swept = sweep(p.marker)
+	}
+	if werr == nil && p.sandbox == nil {
+		reapGroup(p.pid)
 	}
 
-	st, err := proc.Wait() // reap
-	unwatchGroup(p.pid)
+	ws, err := c.reap()
+	if p.watched {
+		unwatchGroup(p.pid)
+	}
 	switch {
 	case err != nil:
 		ex.Err = err
 		ex.Code = -1
 	default:
-		ws, _ := st.Sys().(syscall.WaitStatus)
 		if p.sandbox != nil {
 			// The program's own status, as the helper saw it; a helper that was killed reported none.
 			if w, ok := p.sandbox.Exit(); ok {
@@ -162,6 +225,21 @@ func (p *Process) supervise(proc *os.Process, started time.Time, pumps []*pump, 
 		p.sandbox.Close()
 	}
 	p.finish(ex, pumps, readers)
+}
+
+// cloneIntoCgroupFailed reports whether err may be the kernel refusing the fork into a cgroup (or clone3
+// missing), rather than the program failing to execute.
+func cloneIntoCgroupFailed(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	switch errno {
+	case syscall.EACCES, syscall.EPERM, syscall.EBUSY, syscall.EOPNOTSUPP, syscall.ENOSYS, syscall.EINVAL,
+		syscall.ENODEV, syscall.ENOENT:
+		return true
+	}
+	return false
 }
 
 // waitExited blocks until the process pid has exited, without reaping it

@@ -116,7 +116,8 @@ type Exit struct {
 	GraceExpired bool
 
 	// Swept is the number of processes that had left the shell's process group (setsid, setpgid) and
-	// were found by their marker and killed when the run ended (see the package documentation).
+	// were killed when the run ended: left in the run's cgroup, or found by their marker by the sweep
+	// (see the package documentation). With a cgroup, those Kill ended while the run ran are not counted.
 	Swept int
 
 	// Err is the first wait or I/O error (reading a pipe, or writing to
@@ -143,6 +144,13 @@ type Process struct {
 
 	// stdin is the write end of the shell's stdin (OpenStdin, PTY), closed when the run is over.
 	stdin *os.File
+
+	// cg is the run's cgroup (nil without one); ownCg says that this Process ends it (false for the
+	// programs of an embedded shell, which share the shell's). watched says that the watchdog was told
+	// of the process group (runs without a cgroup).
+	cg      *runCgroup
+	ownCg   bool
+	watched bool
 
 	mu      sync.Mutex
 	exited  bool // the shell's exit was observed; never signal the group after
@@ -210,10 +218,12 @@ func (p *Process) Wait() Exit {
 }
 
 // Kill SIGKILLs the whole process group of the shell (for the embedded shell:
-// cancels it, which kills the process groups of the programs it runs). The
-// output is then drained as after a normal exit. Kill is idempotent and safe
-// at any time; once the shell's exit has been observed it does nothing, so it
-// never signals a group that could have been recycled.
+// cancels it, which kills the process groups of the programs it runs), and,
+// where the run has a cgroup, everything in it (cgroup.kill). The output is
+// then drained as after a normal exit. Kill is idempotent and safe at any
+// time; once the shell's exit has been observed it does nothing, so it never
+// signals a group that could have been recycled, nor a cgroup handed to
+// another run.
 func (p *Process) Kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -222,7 +232,14 @@ func (p *Process) Kill() {
 	}
 	p.killReq = true
 	if p.cancel != nil {
-		p.cancel()
+		p.cancel() // first: the embedded shell takes its programs' deaths for the cancel
+	}
+	if p.cg != nil && p.ownCg {
+		// Everything the run started, at once, wherever it went (the cgroup is the run's until its exit
+		// has been observed).
+		p.cg.kill()
+	}
+	if p.cancel != nil {
 		return
 	}
 	// The leader is not reaped (exited is set before reaping, under mu), so

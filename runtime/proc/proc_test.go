@@ -264,6 +264,7 @@ func TestEscapedHolderBoundedByGrace(t *testing.T) {
 	for _, grace := range []time.Duration{200 * time.Millisecond, DefaultGrace} {
 		t.Run(grace.String(), func(t *testing.T) {
 			leakCheck(t)
+			useContainment(t, "sweep") // a holder hidden from the sweep: only the grace bounds it
 			s := sh(escapeScript(1, "echo shell done"))
 			s.Dir = t.TempDir()
 			if grace != DefaultGrace {
@@ -290,6 +291,7 @@ func TestOutputBeforeExitSurvivesGrace(t *testing.T) {
 	// Negative Grace: stop at once when the shell exits, yet what it wrote
 	// before exiting is still in the pipe and must be delivered.
 	leakCheck(t)
+	useContainment(t, "sweep") // a holder hidden from the sweep: only the grace bounds it
 	s := sh(escapeScript(2, "head -c 200000 /dev/zero"))
 	s.Dir, s.Grace = t.TempDir(), -1
 	out, errOut, ex, _ := run(t, s)

@@ -30,36 +30,68 @@ const bufSize = 256 << 10
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
 
-// run pumps until EOF or the deadline, then closes f and calls wg.Done.
+// run pumps until EOF or the deadline, then closes f and calls wg.Done. It holds a buffer only while the
+// pipe has data: an idle run (a background shell that prints nothing) waits in the netpoller with none.
 func (pm *pump) run(wg *sync.WaitGroup) {
 	defer wg.Done()
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	buf := *bp
+	defer pm.f.Close()
+	rc, err := pm.f.SyscallConn()
+	if err != nil {
+		pm.setErr(err)
+		return
+	}
+	var bp *[]byte
+	defer func() {
+		if bp != nil {
+			bufPool.Put(bp)
+		}
+	}()
 	grown := false
 	for {
-		n, err := pm.f.Read(buf)
-		if n > 0 {
+		var n int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			if bp == nil {
+				bp = bufPool.Get().(*[]byte)
+			}
+			for {
+				n, rerr = syscall.Read(int(fd), *bp)
+				if rerr != syscall.EINTR {
+					break
+				}
+			}
+			if rerr == syscall.EAGAIN {
+				// Nothing to read: wait for more without the buffer.
+				bufPool.Put(bp)
+				bp = nil
+				return false
+			}
+			return true
+		})
+		if err == nil && rerr == nil && n > 0 {
 			if !grown && n >= growAfter {
 				growPipe(pm.f)
 				grown = true
 			}
-			pm.write(buf[:n])
-		}
-		if err == nil {
+			pm.write((*bp)[:n])
 			continue
 		}
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			pm.expired = !pm.drainBuffered(buf)
-		case pm.tty && errors.Is(err, syscall.EIO):
-			// The terminal was hung up: its end of file.
-		case err != io.EOF:
+			if bp == nil {
+				bp = bufPool.Get().(*[]byte)
+			}
+			pm.expired = !pm.drainBuffered(*bp)
+		case err != nil:
 			pm.setErr(err)
+		case pm.tty && rerr == syscall.EIO:
+			// The terminal was hung up: its end of file.
+		case rerr != nil:
+			pm.setErr(&os.PathError{Op: "read", Path: pm.f.Name(), Err: rerr})
 		}
-		break
+		// n == 0 with no error: end of file.
+		return
 	}
-	_ = pm.f.Close()
 }
 
 // drainBuffered delivers what the pipe holds right now, without waiting,

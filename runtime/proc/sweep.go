@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,12 +21,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The survivor sweep: every process a run starts carries a marker in its environment, an entry
-// AGENTBASH_RUN_<host key>=<run number>, inherited by everything it forks or executes. When the run ends
-// (the shell exited or was killed, its process group was killed), the processes created since the run
-// started are looked up in /proc and those whose environment holds the marker are SIGKILLed, in rounds,
-// until a round finds nothing and no process was created during it. See the package documentation for what
-// this catches and what it cannot.
+// The survivor sweep, where a run has no cgroup: every process a run starts carries a marker in its
+// environment, an entry AGENTBASH_RUN_<host key>=<run number>, inherited by everything it forks or executes.
+// When the run ends (the shell exited or was killed, its process group was killed), this process's
+// descendants are looked up in /proc and those whose environment holds the marker are SIGKILLed, in rounds,
+// until a round finds nothing and reads the same tree as the round before. The watchdog, once its host is
+// gone, sweeps every process of the machine for the host's key instead (once), by pid: the whole of /proc,
+// then the pids allocated since. See the package documentation for what this catches and what it cannot.
 
 // markerPrefix starts the name of every marker variable.
 const markerPrefix = "AGENTBASH_RUN_"
@@ -65,9 +67,9 @@ func withMarker(env []string, marker string) []string {
 	return append(append(out, env...), marker)
 }
 
-// The pid cursor. Pids are allocated cyclically in a pid namespace: every process created after a run
-// started has a pid in the cyclic interval (the run's first pid, the last pid allocated now], unless the
-// cursor went all the way round in between, which takes pidMax allocations.
+// The pid cursor (the watchdog's sweep). Pids are allocated cyclically in a pid namespace: every process
+// created after a round started has a pid in the cyclic interval (the cursor then, the last pid allocated
+// now], unless the cursor went all the way round in between, which takes pidMax allocations.
 
 // pidCursor is an open file that holds the last pid allocated in our pid namespace: ns_last_pid
 // (CONFIG_CHECKPOINT_RESTORE), else /proc/loadavg (its last field); nil if neither can be read. It is
@@ -122,23 +124,6 @@ var pidMax = sync.OnceValue(func() int {
 	return 1 << 22 // PID_MAX_LIMIT on 64-bit
 })
 
-// maxPidRate bounds how fast a whole machine can allocate pids (each is a clone(2) under a global lock;
-// real figures are below a million a second): runs shorter than wrapSafe cannot have seen the cursor go
-// round, so the pids created since they started are exactly those of the cyclic range.
-const maxPidRate = 10_000_000 // per second
-
-// wrapSafe is how long after a run started its pid range is known not to have wrapped.
-func wrapSafe() time.Duration {
-	n := pidMax() - 300 // RESERVED_PIDS: the cursor restarts above them
-	if n <= 0 {
-		return 0
-	}
-	return time.Duration(int64(n) * int64(time.Second) / maxPidRate)
-}
-
-// fullScanAfter is wrapSafe; tests force the full scan through it.
-var fullScanAfter = wrapSafe
-
 // inRange reports whether pid is in the cyclic range (lo, hi].
 func inRange(pid, lo, hi int) bool {
 	if lo <= hi {
@@ -163,17 +148,13 @@ const (
 	probeMax = 64
 )
 
-// sweep SIGKILLs every process holding marker in its environment that was created after pid from (the
-// run's first pid, or the cursor when it started), in rounds until a round finds none and no pid was
-// allocated during it. started is when the run started. It returns how many processes it killed.
-func sweep(marker string, from int, started time.Time) int {
-	hi := lastPid()
-	if hi < 0 || hi == from {
-		return 0 // no process was created since the run started (or /proc cannot say)
-	}
+// sweep SIGKILLs every descendant of this process holding marker in its environment, in rounds until a
+// round finds none, and reaps those this process adopted (see becomeSubreaper). It returns how many it
+// killed.
+func sweep(marker string) int {
 	s := newSweeper("\x00" + marker + "\x00")
 	defer s.release()
-	s.rounds(from, hi, time.Since(started) >= fullScanAfter())
+	s.descendantRounds(os.Getpid())
 	return s.killed
 }
 
@@ -223,6 +204,133 @@ func (s *sweeper) rounds(lo, hi int, full bool) {
 		lo, hi = hi, next
 	}
 }
+
+// descendantRounds kills the marked descendants of root, round after round: after a round that killed a
+// process, the next looks again (what the victims forked before they died is root's now: see
+// becomeSubreaper), until a round finds none, no process in execve is left to look at again, and the
+// round saw the same descendants as the one before: a process that exits while a round reads the tree
+// hands its children up to root, which the round may have read already.
+func (s *sweeper) descendantRounds(root int) {
+	deadline := time.Now().Add(sweepLimit)
+	var prev, seen []int
+	for delay := 20 * time.Microsecond; ; {
+		found := s.recheck()
+		seen = seen[:0]
+		walkDescendants(root, func(pid int) {
+			seen = append(seen, pid)
+			found += s.check(pid)
+		})
+		if found > 0 {
+			s.waitVictims(deadline)
+		}
+		slices.Sort(seen)
+		stable := slices.Equal(seen, prev)
+		prev, seen = seen, prev
+		if (found == 0 && len(s.unsure) == 0 && stable) || time.Now().After(deadline) {
+			return
+		}
+		if found == 0 && stable {
+			// Only processes in execve are left to look at: give them a moment.
+			time.Sleep(delay)
+			delay = min(2*delay, time.Millisecond)
+		}
+	}
+}
+
+// walkDescendants calls fn for every descendant of root (not root itself), from the children lists of
+// every thread (/proc/PID/task/TID/children): it reads the processes below root, never the machine's.
+// Without those lists (a kernel without CONFIG_PROC_CHILDREN) it builds the tree from every process's
+// parent in /proc.
+func walkDescendants(root int, fn func(pid int)) {
+	queue, ok := childrenOf(root, nil)
+	if !ok {
+		for _, pid := range descendantsByParent(root) {
+			fn(pid)
+		}
+		return
+	}
+	seen := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] || pid == root {
+			continue
+		}
+		seen[pid] = true
+		fn(pid)
+		queue, _ = childrenOf(pid, queue)
+	}
+}
+
+// childrenOf appends the children of pid (those of each of its threads) to out; false when the kernel has
+// no children lists.
+func childrenOf(pid int, out []int) ([]int, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	d, err := os.Open(dir)
+	if err != nil {
+		return out, !errors.Is(err, os.ErrNotExist) || pid != os.Getpid()
+	}
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		if errors.Is(err, os.ErrNotExist) && pid == os.Getpid() {
+			if _, serr := os.Stat(dir + "/" + tid); serr == nil {
+				return out, false // the thread is there, its list is not: no CONFIG_PROC_CHILDREN
+			}
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, true
+}
+
+// descendantsByParent lists the descendants of root from the parent of every process in /proc.
+func descendantsByParent(root int) []int {
+	kids := map[int][]int{}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if f := statFieldsOf(pid); len(f) > 1 {
+			if ppid, err := strconv.Atoi(f[1]); err == nil {
+				kids[ppid] = append(kids[ppid], pid)
+			}
+		}
+	}
+	var out []int
+	queue := kids[root]
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		out = append(out, pid)
+		queue = append(queue, kids[pid]...)
+	}
+	return out
+}
+
+// becomeSubreaper makes this process a child subreaper (PR_SET_CHILD_SUBREAPER), once, the first time a
+// run is started without a cgroup: a run's process whose parent dies (a daemon's double fork, `setsid
+// cmd &` once the shell has exited) is re-parented to this process rather than to init, so that the
+// sweep finds it among this process's descendants. The sweep reaps those it kills.
+var becomeSubreaper = sync.OnceFunc(func() {
+	if unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil {
+		subreaper.Store(true)
+	}
+})
+
+// subreaper says that this process is a child subreaper (becomeSubreaper).
+var subreaper atomic.Bool
 
 // sweeper finds and kills the processes whose environment contains needle.
 type sweeper struct {

@@ -6,10 +6,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentbash/agentbash/internal/proctest"
 
@@ -70,17 +70,14 @@ var escapes = []struct{ name, script string }{
 }
 
 func TestSweepKillsEscapes(t *testing.T) {
-	defer func(f func() time.Duration) { fullScanAfter = f }(fullScanAfter)
-	for _, full := range []bool{false, true} {
-		fullScanAfter = wrapSafe
-		if full {
-			fullScanAfter = func() time.Duration { return 0 }
-		}
+	for _, mode := range containments(t) {
 		for _, embedded := range []bool{false, true} {
 			for _, tc := range escapes {
-				t.Run(fmt.Sprintf("full=%v/embedded=%v/%s", full, embedded, tc.name), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/embedded=%v/%s", mode, embedded, tc.name), func(t *testing.T) {
 					leakCheck(t)
+					useContainment(t, mode)
 					mark := proctest.UniqueSleep()
+					t.Cleanup(func() { proctest.KillWithCmdline(mark) }) // what a failure left
 					script := strings.ReplaceAll(tc.script, "SLEEP", mark)
 					s := sh(script)
 					if embedded {
@@ -107,9 +104,11 @@ func TestSweepKillsEscapes(t *testing.T) {
 // TestSweepAtKill: an escaped process is killed when the run is killed
 // (timeout or cancel) too.
 func TestSweepAtKill(t *testing.T) {
-	for _, embedded := range []bool{false, true} {
-		t.Run(fmt.Sprintf("embedded=%v", embedded), func(t *testing.T) {
+	for _, tc := range cross(containments(t), []bool{false, true}) {
+		mode, embedded := tc.mode, tc.embedded
+		t.Run(fmt.Sprintf("%s/embedded=%v", mode, embedded), func(t *testing.T) {
 			leakCheck(t)
+			useContainment(t, mode)
 			mark := proctest.UniqueSleep()
 			script := "setsid sleep " + mark + " & echo ready; sleep 30"
 			s := sh(script)
@@ -131,12 +130,33 @@ func TestSweepAtKill(t *testing.T) {
 			}
 			p.Kill()
 			ex, _ := wait(t, p)
-			if !ex.Killed || ex.GraceExpired || ex.Swept < 1 {
+			// With a cgroup, Kill ends the escaped sleep at once (cgroup.kill): none may be left to sweep.
+			if !ex.Killed || ex.GraceExpired || (mode == "sweep" && ex.Swept < 1) {
 				t.Errorf("Exit %+v", ex)
 			}
 			requireNoneAlive(t, mark)
 		})
 	}
+}
+
+// cross pairs every containment mode with both kinds of shell.
+func cross(modes []string, embedded []bool) []struct {
+	mode     string
+	embedded bool
+} {
+	var out []struct {
+		mode     string
+		embedded bool
+	}
+	for _, m := range modes {
+		for _, e := range embedded {
+			out = append(out, struct {
+				mode     string
+				embedded bool
+			}{m, e})
+		}
+	}
+	return out
 }
 
 // TestSweepMarkerAcrossReads: the marker is found wherever it sits in a
@@ -189,42 +209,50 @@ func TestSweepMarkerAcrossReads(t *testing.T) {
 	}
 }
 
-// TestSweepSparesOthers: processes without the run's marker are never
-// touched: one started by another run still running, one started with the
-// same command outside proc, and a hidden one (cleared environment, the
-// documented limit).
+// TestSweepSparesOthers: processes of other runs are never touched (one started by another run still
+// running), nor, with the sweep, one started with the same command without the marker (a cleared
+// environment, the sweep's documented limit). With a cgroup, that one is the run's too, and killed.
 func TestSweepSparesOthers(t *testing.T) {
-	leakCheck(t)
-	mark := proctest.UniqueSleep()
-	other := sh("echo ready; exec sleep " + mark)
-	w := newWatch("ready")
-	other.Stdout = w
-	po, err := Start(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { po.Kill(); <-po.Done() }()
-	await(t, po, w.seen, "ready")
+	for _, mode := range containments(t) {
+		t.Run(mode, func(t *testing.T) {
+			leakCheck(t)
+			useContainment(t, mode)
+			mark := proctest.UniqueSleep()
+			other := sh("echo ready; exec sleep " + mark)
+			w := newWatch("ready")
+			other.Stdout = w
+			po, err := Start(other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { po.Kill(); <-po.Done() }()
+			await(t, po, w.seen, "ready")
 
-	s := sh(`mkfifo r1 r2
+			s := sh(`mkfifo r1 r2
 setsid env -i sh -c 'echo $$; echo > r1; exec sleep ` + mark + `' &
 read _ < r1
 setsid sh -c 'echo > r2; exec sleep ` + mark + `' >/dev/null &
 read _ < r2`)
-	s.Dir, s.Grace = t.TempDir(), -1
-	out, _, ex, _ := run(t, s)
-	hidden := killEscaped(t, out)
-	if ex.Swept != 1 || ex.Code != 0 {
-		t.Errorf("stdout %q Exit %+v", out, ex)
-	}
-	// The hidden escapee and the other run's sleep are alive.
-	if !poll(func() bool { return len(proctest.WithCmdline(mark)) == 2 }) {
-		t.Fatalf("alive with the marker: %v, want the other run's %d and the hidden %d", proctest.WithCmdline(mark), po.Pid(), hidden)
-	}
-	for _, pid := range proctest.WithCmdline(mark) {
-		if pid != po.Pid() && pid != hidden {
-			t.Errorf("unexpected survivor %d", pid)
-		}
+			s.Dir, s.Grace = t.TempDir(), -1
+			out, _, ex, _ := run(t, s)
+			hidden := killEscaped(t, out)
+			want := []int{po.Pid(), hidden} // the other run's sleep and the hidden escapee
+			swept := 1
+			if mode == "cgroup" {
+				want, swept = want[:1], 2
+			}
+			if ex.Swept != swept || ex.Code != 0 {
+				t.Errorf("stdout %q Exit %+v, want %d swept", out, ex, swept)
+			}
+			if !poll(func() bool { return len(proctest.WithCmdline(mark)) == len(want) }) {
+				t.Fatalf("alive with the marker: %v, want %v", proctest.WithCmdline(mark), want)
+			}
+			for _, pid := range proctest.WithCmdline(mark) {
+				if !slices.Contains(want, pid) {
+					t.Errorf("unexpected survivor %d", pid)
+				}
+			}
+		})
 	}
 }
 
@@ -255,9 +283,6 @@ func TestPidRange(t *testing.T) {
 	}
 	if lastPid() <= 0 {
 		t.Errorf("lastPid() = %d", lastPid())
-	}
-	if d := wrapSafe(); d <= 0 || d > time.Second {
-		t.Errorf("wrapSafe() = %v for pid_max %d", d, max)
 	}
 }
 

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -40,6 +42,7 @@ var wd struct {
 	w       *os.File         // write end of the pipe to the watchdog; nil when it is not running
 	proc    *os.Process      // the watchdog
 	groups  map[int]struct{} // process groups started and not yet ended, to hand a new watchdog
+	cgroup  string           // this host's cgroup directory, to hand a new watchdog ("" for none)
 }
 
 // EnableWatchdog makes the processes proc starts from now on die with this process, however it ends
@@ -51,6 +54,8 @@ var wd struct {
 // It is for hosts that serve calls (agentbash serve); it costs a process, and a few microseconds per
 // Start. It cannot be disabled. The error is the watchdog's failure to start.
 func EnableWatchdog() error {
+	// The watchdog removes this host's cgroups when the host is gone: keep them between runs.
+	keepCgroups()
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
 	wd.enabled = true
@@ -115,6 +120,11 @@ func startWatchdogLocked() error {
 			wd.w, wd.proc = nil, nil
 		}
 	}()
+	if wd.cgroup != "" {
+		if err := writeWatchdogLine("c" + wd.cgroup); err != nil {
+			return err
+		}
+	}
 	for pgid := range wd.groups {
 		if err := writeWatchdog('+', pgid); err != nil {
 			return err
@@ -132,20 +142,53 @@ func writeWatchdog(op byte, pgid int) error {
 	return err
 }
 
-// watchGroup tells the watchdog, if enabled, that process group pgid was started.
-func watchGroup(pgid int) {
+// writeWatchdogLine sends one line (shorter than PIPE_BUF: one atomic write).
+func writeWatchdogLine(line string) error {
+	_, err := wd.w.Write([]byte(line + "\n"))
+	return err
+}
+
+// watchGroup tells the watchdog, if enabled, that process group pgid was started; it reports whether it
+// did (the group must then be unwatched when it ends).
+func watchGroup(pgid int) bool {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
 	if !wd.enabled {
-		return
+		return false
 	}
 	wd.groups[pgid] = struct{}{}
 	if wd.w == nil {
 		_ = startWatchdogLocked() // hands it the groups, this one included
-		return
+		return true
 	}
 	if writeWatchdog('+', pgid) != nil {
 		// It died and the waiter has not noticed yet: start another.
+		wd.w.Close()
+		wd.w, wd.proc = nil, nil
+		_ = startWatchdogLocked()
+	}
+	return true
+}
+
+// ensureWatchdog starts the watchdog again, if it is enabled and died.
+func ensureWatchdog() {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.enabled && wd.w == nil {
+		_ = startWatchdogLocked()
+	}
+}
+
+// watchCgroup tells the watchdog (now, or when it starts) this host's cgroup directory, which holds the
+// cgroup of every run: when the host is gone, it kills what is in it and removes it.
+func watchCgroup(dir string) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.cgroup == dir {
+		return
+	}
+	wd.cgroup = dir
+	if wd.w != nil && writeWatchdogLine("c"+dir) != nil {
 		wd.w.Close()
 		wd.w, wd.proc = nil, nil
 		_ = startWatchdogLocked()
@@ -165,12 +208,14 @@ func unwatchGroup(pgid int) {
 	}
 }
 
-// spawnThread is the OS thread that forks every run: PR_SET_PDEATHSIG fires when the thread that forked
-// a child exits, and this one lives as long as the process.
-var spawnThread = sync.OnceValue(osx.NewThread)
+// spawnThreads are the OS threads that fork the runs that get PR_SET_PDEATHSIG (those without a cgroup,
+// when the watchdog is on): it fires when the thread that forked a child exits, and these live as long as
+// the process. There are a few, so that forks do not wait for one another (each blocks its thread until
+// the child has executed).
+var spawnThreads = sync.OnceValue(func() *osx.Thread { return osx.NewThreads(max(4, runtime.GOMAXPROCS(0))) })
 
-// onSpawnThread runs fn on the spawning thread and waits for it.
-func onSpawnThread(fn func()) { spawnThread().Run(fn) }
+// onSpawnThread runs fn on a spawning thread and waits for it.
+func onSpawnThread(fn func()) { spawnThreads().Run(fn) }
 
 // runWatchdog is the watchdog process: it reads +pgid and -pgid lines from in until EOF (its host is
 // gone), then kills the groups whose leader is still alive and sweeps every process holding a marker of
@@ -178,10 +223,15 @@ func onSpawnThread(fn func()) { spawnThread().Run(fn) }
 func runWatchdog(in *os.File, key string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
 	leaders := map[int]int{} // pgid -> pidfd of its leader
+	cgroup := ""             // the host's cgroup directory
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(line) < 2 {
+			continue
+		}
+		if line[0] == 'c' {
+			cgroup = string(line[1:])
 			continue
 		}
 		pgid, err := strconv.Atoi(string(line[1:]))
@@ -205,7 +255,12 @@ func runWatchdog(in *os.File, key string) int {
 			}
 		}
 	}
-	// The host is gone. A group is ours while its leader is alive (its pidfd not readable: the leader's
+	// The host is gone. Everything in its cgroup (every run that had one) is killed at once, and the
+	// cgroup removed.
+	if cgroup != "" {
+		killTree(cgroup, time.Now().Add(sweepLimit))
+	}
+	// A group is ours while its leader is alive (its pidfd not readable: the leader's
 	// pid, the group's id, cannot have been recycled), or while a process holding one of the host's
 	// markers is in it (the leader may already be dead of its PR_SET_PDEATHSIG): kill those groups
 	// first, for their members that dropped the marker, then sweep every marked process.

@@ -3,6 +3,7 @@ package osx
 import (
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,5 +56,39 @@ func TestThreadRunsOnOneThread(t *testing.T) {
 	}
 	if first == syscall.Gettid() {
 		t.Error("the thread is the caller's")
+	}
+}
+
+// NewThreads(n) runs up to n functions at once, each on one of n OS threads that are never the caller's.
+func TestThreadsRunConcurrently(t *testing.T) {
+	const n = 3
+	th := NewThreads(n)
+	var mu sync.Mutex
+	tids := map[int]bool{}
+	arrived := make(chan struct{}, n)
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			th.Run(func() {
+				mu.Lock()
+				tids[syscall.Gettid()] = true
+				mu.Unlock()
+				arrived <- struct{}{}
+				<-release // held until all n run at once: one thread each
+			})
+		})
+	}
+	for range n {
+		select {
+		case <-arrived:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("fewer than %d functions ran at once", n)
+		}
+	}
+	close(release)
+	wg.Wait()
+	if len(tids) != n || tids[syscall.Gettid()] {
+		t.Errorf("ran on threads %v (the caller is %d), want %d others", tids, syscall.Gettid(), n)
 	}
 }

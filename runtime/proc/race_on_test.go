@@ -1,0 +1,6 @@
+//go:build race
+
+package proc
+
+// raceEnabled scales the survivor tests down under the race detector.
+const raceEnabled = true
