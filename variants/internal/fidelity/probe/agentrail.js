@@ -89,7 +89,9 @@ function cases() {
     ["unicode command", '"echo héllo ✓"'], ["quote and NUL", '"echo \'a\\u0000\'"']]))
     out.push(["command/" + n, obj([["command", v]]), "command"]);
   out.push(["command/absent", "{}", "command"]);
-  for (const [n, v] of TYPES.filter(([n]) => !["zero", "false", "huge integer"].includes(n)).concat([["numeric string", '"5"'], ["negative", "-1"], ["integral float", "5.0"]]))
+  // A timeout is in milliseconds: the integer and integral-float cases name 30000 so that `echo ok` ends
+  // within it on a loaded machine (5 ms does not always).
+  for (const [n, v] of TYPES.filter(([n]) => !["zero", "false", "huge integer"].includes(n)).map(([n, v]) => (n === "integer" ? [n, "30000"] : [n, v])).concat([["numeric string", '"5"'], ["negative", "-1"], ["integral float", "30000.0"]]))
     out.push(["timeout/" + n, obj([["command", '"echo ok"'], ["timeout", v]]), "timeout"]);
   for (const [n, v] of TYPES.concat([["string", '"sub"']]))
     out.push(["working_directory/" + n, obj([["command", '"pwd"'], ["working_directory", v]]), "workdir"]);
