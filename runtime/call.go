@@ -408,7 +408,7 @@ func (c *call) check(ch *spec.Check) error {
 		if verdict.Allowed {
 			return nil
 		}
-		if verdict.Decision == "ask" && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
+		if verdict.Decision == spec.DecisionAsk && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
 			return nil
 		}
 		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether

@@ -120,6 +120,7 @@ func (v *Variant) check() Errors {
 		policies[p.Name] = true
 		c.failure(ptr+"/fail", p.Fail, nil)
 	}
+	c.policies()
 
 	if b := v.Background; b != nil {
 		c.failure("/background/limit_error", b.LimitError, nil)

@@ -71,6 +71,7 @@ func (v *Variant) fillDefaults() {
 		} else if p.Fail.Message == "" {
 			p.Fail.Message = DefaultPolicyFail.Message
 		}
+		p.fillDefaults()
 	}
 	if b := v.Background; b != nil {
 		if b.Poll == "" {
