@@ -107,6 +107,9 @@ func (v *Variant) check() Errors {
 	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
 		c.errf("/shell", "shell has both argv and embedded: choose one")
 	}
+	if v.Shell.Embedded && v.Sandbox != nil {
+		c.errf("/sandbox", "the embedded shell runs inside this process and cannot be sandboxed (sandbox %s)", v.Sandbox.Mode)
+	}
 	if v.Shell.SpawnError != "" {
 		c.template("/shell/spawn_error", v.Shell.SpawnError)
 	}
@@ -208,7 +211,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if p.Default != nil && !defaultFits(p.Type, p.Default) {
 			c.errf(pp+"/default", "default %v is not of type %s", p.Default, p.Type)
 		}
-		if p.Minimum != nil && p.Type != "integer" && p.Type != "number" {
+		if p.Minimum != nil && p.Type != TypeInteger && p.Type != TypeNumber {
 			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
 		}
 		if p.InvalidEntries != "" && p.Type != TypeObject {
@@ -321,10 +324,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if tm.Min != nil && tm.Max != nil && *tm.Min > *tm.Max {
 			c.errf(tp+"/min", "min %v is greater than max %v", *tm.Min, *tm.Max)
 		}
-		maxT := MaxTimeout.Seconds()
-		if tm.Unit == Milliseconds {
-			maxT *= 1000
-		}
+		maxT := tm.Unit.Of(MaxTimeout)
 		c.atMost(tp+"/default", "default", tm.Default, maxT)
 		if tm.Min != nil {
 			c.atMost(tp+"/min", "min", *tm.Min, maxT)

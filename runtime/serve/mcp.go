@@ -94,7 +94,7 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 		if out := toolschema.Output(t); out != nil {
 			tool.OutputSchema = json.RawMessage(out)
 		}
-		m.srv.AddTool(tool, m.handler(t.Name, string(t.Results.Format) == "json"))
+		m.srv.AddTool(tool, m.handler(t.Name, t.Results.Format == spec.FormatJSON))
 	}
 	m.sess = newSessionTable(m.srv, opts.SessionIdle, opts.MaxSessions)
 	return m
