@@ -7,8 +7,13 @@
 // source does is data in its YAML (patterns, order, case, split rule, messages), and a spec may combine
 // several policies by listing several `- policy:` checks.
 //
-// Each policy's examples are checked when it compiles, so a spec whose deny list disagrees with its own
-// examples does not load.
+// A policy's configuration is the spec's: its types, its checks (patterns in their dialect, rule syntax,
+// templates, the blocks each kind needs) and its defaults are in package spec, which checks and fills
+// the policies of a variant in Complete (with positions) and a policy given alone in CheckPolicy. This
+// package is the engine that compiles and evaluates a completed policy, as runtime/textcap is for
+// output. Each policy's examples are checked when it compiles (CompileVariant, as runtime.New, `agentbash
+// spec validate` and `agentbash gen` do), the one check only the engine can make, so a spec whose deny
+// list disagrees with its own examples does not load.
 //
 // The engines, by kind:
 //
