@@ -43,8 +43,8 @@ func TestPolicyDefaults(t *testing.T) {
 	}
 
 	rules, err := spec.CheckPolicy(spec.Policy{Name: "r", Kind: spec.PolicyRegex, Message: "m",
-		Split:      &spec.PolicySplit{Pattern: ";"},
-		Rules:      []spec.PolicyRule{{Pattern: "a"}, {Pattern: "b", Scope: spec.ScopeCommand}}})
+		Split: &spec.PolicySplit{Pattern: ";"},
+		Rules: []spec.PolicyRule{{Pattern: "a"}, {Pattern: "b", Scope: spec.ScopeCommand}}})
 	if err != nil {
 		t.Fatal(err)
 	}
