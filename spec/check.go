@@ -188,10 +188,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		c.errf(ptr+"/name", "tool %q is declared twice", t.Name)
 	}
 	tools[t.Name] = true
-	kind := t.Kind
-	if kind == "" {
-		kind = KindExec
-	}
+	kind := t.kind()
 
 	params := map[string]*Param{}
 	roles := map[Role]string{}

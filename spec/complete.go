@@ -100,10 +100,17 @@ func (v *Variant) fillDefaults() {
 	}
 }
 
-func (t *Tool) fillDefaults() {
+// kind is the tool's kind, exec when the spec gives none: what fillDefaults fills, and what the checks
+// (which run before it) read.
+func (t *Tool) kind() Kind {
 	if t.Kind == "" {
-		t.Kind = KindExec
+		return KindExec
 	}
+	return t.Kind
+}
+
+func (t *Tool) fillDefaults() {
+	t.Kind = t.kind()
 	if t.NullParams == "" {
 		t.NullParams = NullAbsent
 	}

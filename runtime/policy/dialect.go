@@ -345,11 +345,6 @@ func jsTrimStart(s string) string {
 	return strings.TrimLeftFunc(s, jsWhite)
 }
 
-// jsTrim is JavaScript's String.prototype.trim.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, jsWhite)
-}
-
 func jsWhite(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ', 0x2028, 0x2029:
