@@ -9,6 +9,8 @@ package docs_test
 //     base spec, the first `yaml spec` block of docs/spec.md's "A complete example". Each spec is loaded with spec.Parse, compiled
 //     with runtime.New, as `agentbash spec validate` does, and rendered with gen.Generate, as `agentbash
 //     gen` does;
+//   - a ```text notes block after a `yaml spec` block is what loading that spec notes on the earlier forms
+//     of the language it uses, one note a line (line:col: field: message); a spec without one has none;
 //   - a ```json params block (optionally naming a tool: `json params BashOutput`) is a call to the spec of
 //     the nearest yaml block above it; the block right after it is what the host receives: ```json result
 //     (the result value), ```text result (a text result, without its final newline), ```json error (the
@@ -105,6 +107,9 @@ func readBlocks(t *testing.T, file string) ([]block, []string) {
 type example struct {
 	block
 	calls []call
+	// notes is the `text notes` block after the spec: the notes loading it gives on earlier forms of the
+	// language, one a line as line:col: field: message.
+	notes *block
 	// bad marks a yaml block that is not marked spec or fragment: its calls are not run.
 	bad bool
 }
@@ -159,7 +164,14 @@ func collect(t *testing.T, blocks []block) []*example {
 			ex.calls = append(ex.calls, call{params: b, want: next})
 			i++
 		case "text":
-			if len(w) > 1 {
+			switch {
+			case len(w) == 2 && w[1] == "notes":
+				if len(out) == 0 || out[len(out)-1].bad || out[len(out)-1].words()[1] != "spec" || out[len(out)-1].notes != nil {
+					t.Errorf("%s: the notes follow a `yaml spec` block, once", b)
+					continue
+				}
+				out[len(out)-1].notes = &blocks[i]
+			case len(w) > 1:
 				t.Errorf("%s: a text result follows a `json params` block", b)
 			}
 		}
@@ -245,6 +257,13 @@ func runExample(t *testing.T, ex *example, base *example) {
 			t.Fatalf("example does not load:\n%s", strings.Join(msgs, "\n"))
 		}
 		t.Fatalf("example does not load:\n%v", err)
+	}
+	var notes strings.Builder
+	for _, n := range v.Notes() {
+		fmt.Fprintf(&notes, "%d:%d: %s: %s\n", n.Line, n.Col, n.Field, n.Msg)
+	}
+	if ex.notes != nil && notes.String() != ex.notes.text || ex.notes == nil && notes.Len() > 0 {
+		t.Errorf("%s: loading notes\n%sthe docs say\n%v", name, notes.String(), ex.notes)
 	}
 	if _, err := gen.Generate(v, gen.Config{SpecFile: v.ID + ".yaml"}); err != nil {
 		t.Errorf("%s: example loads but the generator rejects it: %v", name, err)

@@ -1472,9 +1472,11 @@ func own_errorsFixture() (*spec.Variant, error) {
 					Message: "{{.Message}}",
 				},
 				Message: "refused: {{.Reason}}",
+				Dialect: "re2",
 				Rules: []spec.PolicyRule{
 					{
 						Substring: "sudo",
+						Scope:     "command",
 						Reason:    "privilege escalation",
 					},
 				},
@@ -4552,25 +4554,29 @@ func valuesFixture() (*spec.Variant, error) {
 					Message: "{{.Message}}",
 				},
 				Message: "denied: {{.Reason}}",
+				Dialect: "re2",
 				Rules: []spec.PolicyRule{
 					{
 						Name:       "rm",
 						Pattern:    "\\brm\\b",
 						IgnoreCase: new(true),
+						Scope:      "command",
 						Reason:     "removes",
 					},
 					{
 						Name:       "mv",
 						Pattern:    "\\bmv\\b",
 						IgnoreCase: new(false),
+						Scope:      "command",
 						Reason:     "moves",
 					},
 				},
 				Examples: &spec.PolicyExamples{
 					Blocked: []spec.PolicyExample{
 						{
-							Command: "RM x",
-							Message: "denied: removes",
+							Command:  "RM x",
+							Message:  "denied: removes",
+							Decision: "deny",
 						},
 					},
 					Allowed: []string{

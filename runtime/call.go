@@ -429,7 +429,7 @@ func (c *call) check(ch *spec.Check) error {
 		if verdict.Allowed {
 			return nil
 		}
-		if verdict.Decision == "ask" && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
+		if verdict.Decision == spec.DecisionAsk && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
 			return nil
 		}
 		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
@@ -484,43 +484,27 @@ func (c *call) applyTimeout() error {
 			}
 		}
 	}
-	if tm.TruncateFraction {
-		value = math.Trunc(value)
-		if c.t.spec.Coerce == spec.CoerceGo && math.Abs(value) >= 1<<63 {
-			value = math.MinInt64 // int(v) of a float past int64 on amd64
-		}
+	if tm.TruncateFraction && c.t.spec.Coerce == spec.CoerceGo && math.Abs(math.Trunc(value)) >= 1<<63 {
+		value = math.MinInt64 // int(v) of a float past int64 on amd64
 	}
-	inRange := tm.RangeSkipsZero && value == 0
-	if !inRange && (tm.Min != nil || tm.Max != nil) {
-		lo, hi := math.Inf(-1), math.Inf(1)
+	r := tm.Resolve(value)
+	if r.Ranged {
 		if tm.Min != nil {
-			lo, c.data.Min = *tm.Min, *tm.Min
+			c.data.Min = *tm.Min
 		}
 		if tm.Max != nil {
-			hi, c.data.Max = *tm.Max, *tm.Max
-		}
-		if value < lo || value > hi {
-			if tm.OutOfRange == spec.OutOfRangeFail {
-				return c.fail(tm.Fail)
-			}
-			value = math.Max(lo, math.Min(hi, value))
+			c.data.Max = *tm.Max
 		}
 	}
-	if o := tm.Overflow; o != nil && value > o.Above {
-		value = o.Use // the host's timer runs a delay it cannot hold as this
+	if r.OutOfRange {
+		return c.fail(tm.Fail)
 	}
-	if value <= 0 {
-		if tm.NonPositive == spec.NonPositiveDefault {
-			value = tm.Default
-		} else {
-			c.expireNow = true
-		}
-	}
-	c.data.TimeoutValue = value
+	c.expireNow = r.Expire
+	c.data.TimeoutValue = r.Value
 	c.hasTimeout = true
-	if value > 0 {
+	if r.Value > 0 {
 		// Longer than any run can last is no timeout at all.
-		c.timeout, c.hasTimeout = tm.Duration(value)
+		c.timeout, c.hasTimeout = r.Duration, !r.Unbounded
 	}
 	return nil
 }

@@ -18,12 +18,10 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -164,9 +162,8 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	if len(e.cfg.argv) == 0 {
 		e.cfg.argv = v.Shell.Argv
 	}
-	e.policies, err = policy.CompileAll(v.Policies, e.cfg.policy...)
-	if err != nil {
-		return nil, policyErrors(v, err)
+	if e.policies, err = policy.CompileVariant(v, e.cfg.policy...); err != nil {
+		return nil, err
 	}
 	for i := range v.Tools {
 		e.tools[v.Tools[i].Name] = compileTool(v, &v.Tools[i])
@@ -294,31 +291,4 @@ func (e *Engine) Close() error {
 	}
 	proc.ReleaseIdle() // the runs' cgroup directory, if no run of any engine needs it now
 	return nil
-}
-
-// policyErrors gives each error of a policy that does not compile the position, in the spec file, of the
-// policy (and of the field at fault, when the error names one).
-func policyErrors(v *spec.Variant, err error) error {
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else {
-		errs = []error{err}
-	}
-	var out spec.Errors
-	for _, e := range errs {
-		var pe *policy.Error
-		if !errors.As(e, &pe) {
-			return fmt.Errorf("%s: %w", v.File, err)
-		}
-		at := ""
-		for i := range v.Policies {
-			if v.Policies[i].Name == pe.Policy {
-				at = "/policies/" + strconv.Itoa(i)
-				break
-			}
-		}
-		out = append(out, v.ErrorAt(at+spec.FieldPointer(pe.Field), "policy %q: %v", pe.Policy, pe.Err))
-	}
-	return out
 }

@@ -298,12 +298,7 @@ func (c *call) yieldWindow(empty bool) (time.Duration, error) {
 			v = f
 		}
 	}
-	v = y.Clamp(v, empty)
-	d := v * float64(y.Unit.Duration())
-	if d > float64(spec.MaxTimeout) {
-		d = float64(spec.MaxTimeout)
-	}
-	return time.Duration(d), nil
+	return y.Window(v, empty), nil
 }
 
 // startSession starts the command and waits its window: the answer is its exit, or a session.

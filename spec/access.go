@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -103,6 +104,73 @@ func (tm *Timeout) Duration(value float64) (d time.Duration, ok bool) {
 		return 0, false
 	}
 	return time.Duration(f), true
+}
+
+// ResolvedTimeout is what a timeout comes to under a tool's timeout rules (Timeout.Resolve).
+type ResolvedTimeout struct {
+	// Value is the timeout in the tool's unit after the rules (.TimeoutValue).
+	Value float64
+	// Ranged says that the range rule applied (range_skips_zero exempts 0): .Min and .Max are its bounds.
+	Ranged bool
+	// OutOfRange says that the value is outside min..max and out_of_range is fail: Timeout.Fail is raised
+	// (Value is then the value before the range rule).
+	OutOfRange bool
+	// Expire says that the timeout is over before the command runs: a value <= 0 with non_positive:
+	// expire.
+	Expire bool
+	// Duration is Value as a time.Duration when Value > 0; Unbounded says it is longer than any run can
+	// last, which is no timeout at all.
+	Duration  time.Duration
+	Unbounded bool
+}
+
+// Resolve applies a tool's timeout rules, in their order, to a value in its unit (the value a model sent,
+// or the default): truncate_fraction, then the range rule (fail or clamp, 0 exempt with
+// range_skips_zero), then the host timer's overflow, then non_positive (a value <= 0 expires at once or
+// becomes the default). It is the one reading of the rules: the runtime times calls with it, conformance
+// derives its timeout cases from it.
+func (tm *Timeout) Resolve(value float64) ResolvedTimeout {
+	var r ResolvedTimeout
+	if tm.TruncateFraction {
+		value = math.Trunc(value)
+	}
+	if !(tm.RangeSkipsZero && value == 0) && (tm.Min != nil || tm.Max != nil) {
+		r.Ranged = true
+		if c := tm.Clamp(value); c != value {
+			if tm.OutOfRange == OutOfRangeFail {
+				r.Value, r.OutOfRange = value, true
+				return r
+			}
+			value = c
+		}
+	}
+	if o := tm.Overflow; o != nil && value > o.Above {
+		value = o.Use // the host's timer runs a delay it cannot hold as this
+	}
+	if value <= 0 {
+		if tm.NonPositive == NonPositiveDefault {
+			value = tm.Default
+		} else {
+			r.Expire = true
+		}
+	}
+	r.Value = value
+	if value > 0 {
+		d, ok := tm.Duration(value)
+		r.Duration, r.Unbounded = d, !ok
+	}
+	return r
+}
+
+// Clamp brings a value in the tool's unit into its range min..max (the range rule's clamp).
+func (tm *Timeout) Clamp(v float64) float64 {
+	if tm.Max != nil && v > *tm.Max {
+		v = *tm.Max
+	}
+	if tm.Min != nil && v < *tm.Min {
+		v = *tm.Min
+	}
+	return v
 }
 
 // Grace is the shell grace as a time.Duration.

@@ -109,6 +109,9 @@ func (v *Variant) check() Errors {
 	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
 		c.errf("/shell", "shell has both argv and embedded: choose one")
 	}
+	if v.Shell.Embedded && v.Sandbox != nil {
+		c.errf("/sandbox", "the embedded shell runs inside this process and cannot be sandboxed (sandbox %s)", v.Sandbox.Mode)
+	}
 	if v.Shell.SpawnError != "" {
 		c.template("/shell/spawn_error", v.Shell.SpawnError)
 	}
@@ -122,6 +125,7 @@ func (v *Variant) check() Errors {
 		policies[p.Name] = true
 		c.failure(ptr+"/fail", p.Fail, nil)
 	}
+	c.policies()
 
 	if b := v.Background; b != nil {
 		c.failure("/background/limit_error", b.LimitError, nil)
@@ -187,10 +191,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		c.errf(ptr+"/name", "tool %q is declared twice", t.Name)
 	}
 	tools[t.Name] = true
-	kind := t.Kind
-	if kind == "" {
-		kind = KindExec
-	}
+	kind := t.kind()
 
 	params := map[string]*Param{}
 	roles := map[Role]string{}
@@ -210,7 +211,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if p.Default != nil && !defaultFits(p.Type, p.Default) {
 			c.errf(pp+"/default", "default %v is not of type %s", p.Default, p.Type)
 		}
-		if p.Minimum != nil && p.Type != "integer" && p.Type != "number" {
+		if p.Minimum != nil && p.Type != TypeInteger && p.Type != TypeNumber {
 			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
 		}
 		if p.InvalidEntries != "" && p.Type != TypeObject {
@@ -325,10 +326,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if tm.Min != nil && tm.Max != nil && *tm.Min > *tm.Max {
 			c.errf(tp+"/min", "min %v is greater than max %v", *tm.Min, *tm.Max)
 		}
-		maxT := MaxTimeout.Seconds()
-		if tm.Unit == Milliseconds {
-			maxT *= 1000
-		}
+		maxT := tm.Unit.Of(MaxTimeout)
 		c.atMost(tp+"/default", "default", tm.Default, maxT)
 		if tm.Min != nil {
 			c.atMost(tp+"/min", "min", *tm.Min, maxT)

@@ -71,6 +71,7 @@ func (v *Variant) fillDefaults() {
 		} else if p.Fail.Message == "" {
 			p.Fail.Message = DefaultPolicyFail.Message
 		}
+		p.fillDefaults()
 	}
 	if b := v.Background; b != nil {
 		if b.Poll == "" {
@@ -99,10 +100,17 @@ func (v *Variant) fillDefaults() {
 	}
 }
 
-func (t *Tool) fillDefaults() {
+// kind is the tool's kind, exec when the spec gives none: what fillDefaults fills, and what the checks
+// (which run before it) read.
+func (t *Tool) kind() Kind {
 	if t.Kind == "" {
-		t.Kind = KindExec
+		return KindExec
 	}
+	return t.Kind
+}
+
+func (t *Tool) fillDefaults() {
+	t.Kind = t.kind()
 	t.fillCoerce()
 	if t.NullParams == "" {
 		t.NullParams = NullAbsent

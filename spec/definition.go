@@ -32,7 +32,7 @@ func (v *Variant) Definitions() []Definition {
 // that runs commands (kind exec) of a variant with a sandbox block, a paragraph saying what the sandbox
 // allows (Sandbox.Note). Without a sandbox block it is the Description, byte for byte.
 func (v *Variant) ToolDescription(t *Tool) string {
-	if v.Sandbox == nil || (t.Kind != KindExec && t.Kind != "") {
+	if v.Sandbox == nil || t.kind() != KindExec {
 		return t.Description
 	}
 	note := v.Sandbox.Note()

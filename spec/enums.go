@@ -123,6 +123,9 @@ func (u TimeUnit) Duration() time.Duration {
 	return time.Second
 }
 
+// Of is d counted in this unit (1 s is 1 in s, 1000 in ms).
+func (u TimeUnit) Of(d time.Duration) float64 { return float64(d) / float64(u.Duration()) }
+
 // SizeUnit is the unit of a truncation limit.
 type SizeUnit string
 

@@ -23,7 +23,9 @@ var libraryFS embed.FS
 
 // LibraryEntry describes a library policy.
 type LibraryEntry struct {
-	Name, Kind, Summary string
+	Name    string
+	Kind    PolicyKind
+	Summary string
 }
 
 var library struct {
@@ -81,8 +83,19 @@ func Library() []LibraryEntry {
 	return append([]LibraryEntry(nil), library.entries...)
 }
 
-// LibraryPolicy returns a copy of the library policy name (its own: changing it changes nothing else).
+// LibraryPolicy returns a copy of the library policy name (its own: changing it changes nothing else) as
+// a spec that names it alone (`- use: NAME`) gets it: with its defaults filled (but Fail, which a
+// variant fills).
 func LibraryPolicy(name string) (Policy, bool) {
+	p, ok := rawLibraryPolicy(name)
+	if ok {
+		p.fillDefaults()
+	}
+	return p, ok
+}
+
+// rawLibraryPolicy is the library policy as written: what a use adjusts before Complete fills it.
+func rawLibraryPolicy(name string) (Policy, bool) {
 	library.once.Do(loadLibrary)
 	data, ok := library.raw[name]
 	if !ok || library.err != nil {
@@ -99,7 +112,7 @@ func ResolvePolicy(p Policy) (Policy, error) {
 	if p.Use == "" {
 		return p, nil
 	}
-	lib, ok := LibraryPolicy(p.Use)
+	lib, ok := rawLibraryPolicy(p.Use)
 	if !ok {
 		return Policy{}, unknownLibraryPolicy(p.Use)
 	}

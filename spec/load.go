@@ -90,6 +90,11 @@ func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "empty spec"}}
 	}
+	// Earlier forms of the language are converted first: everything after reads the current form.
+	notes, errs := upgrade(file, root.Content[0])
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	// The walk bounds what anything after it reads: aliases are followed once per use with a cycle guard,
 	// and the values they expand to count against the node budget, so an alias bomb ends here.
 	w := &walker{pos: positions{}}
@@ -134,6 +139,7 @@ func parseSpec(file string, data []byte, schema bool) (*Variant, error) {
 	}
 	v.File = file
 	v.pos = pos.table()
+	v.notes = notes
 	if err := v.Complete(); err != nil {
 		return nil, err
 	}
@@ -313,7 +319,11 @@ func normalizeYAML(v any) any {
 	case map[any]any:
 		m := make(map[string]any, len(t))
 		for k, x := range t {
-			m[fmt.Sprint(k)] = normalizeYAML(x)
+			key := fmt.Sprint(k)
+			if k == nil {
+				key = "null" // a key written null (spec_version 1's timeout null), as an editor reads it
+			}
+			m[key] = normalizeYAML(x)
 		}
 		return m
 	case []any:

@@ -24,7 +24,7 @@ type Policy struct {
 	// Name is how checks refer to the policy (required without use).
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Kind selects the engine (required without use).
-	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
+	Kind PolicyKind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
 	// Summary says in a sentence what the policy blocks and where it comes from.
 	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
 	// Fail is how a blocked command reaches the host; its message template sees the verdict message as
@@ -37,7 +37,7 @@ type Policy struct {
 	// Dialect is the regular-expression language the patterns were written in, emulated on Go's RE2: re2
 	// (Go, the default), python (re module, str patterns) or javascript (RegExp without the u flag).
 	// Python and JavaScript differ from RE2 in what \s, \w, \b, . and $ match and in case folding.
-	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"enum=re2,enum=python,enum=javascript"`
+	Dialect RegexDialect `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"enum=re2,enum=python,enum=javascript"`
 	// IgnoreCase makes every rule case-insensitive unless the rule says otherwise.
 	IgnoreCase bool `yaml:"ignore_case,omitempty" json:"ignore_case,omitempty"`
 	// Split cuts the command into segments for rules with scope segments.
@@ -87,7 +87,7 @@ type PolicyRule struct {
 	IgnoreCase *bool `yaml:"ignore_case,omitempty" json:"ignore_case,omitempty"`
 	// Scope is command (the whole command, the default without Split) or segments (each segment of Split,
 	// the default with Split).
-	Scope string `yaml:"scope,omitempty" json:"scope,omitempty" jsonschema:"enum=command,enum=segments"`
+	Scope RuleScope `yaml:"scope,omitempty" json:"scope,omitempty" jsonschema:"enum=command,enum=segments"`
 	// Unless is a regular expression (dialect of the policy) that, when it matches the same text, keeps
 	// the rule from blocking.
 	Unless string `yaml:"unless,omitempty" json:"unless,omitempty"`
@@ -104,14 +104,14 @@ type PermissionPolicy struct {
 	Tool string `yaml:"tool" json:"tool"`
 	// Match is how `*` in a pattern matches: path (any text but `/`, the default) or command (any text);
 	// `**` matches any text in both.
-	Match string `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command"`
+	Match PermissionMatch `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command"`
 	// Normalize rewrites the command before matching: none; verb_colon (trim leading white space, then
 	// replace the first run of white space after the first word with `:`, so `git status` -> `git:status`);
 	// or first_space (trim leading white space, then replace the first space character only:
 	// `git  status` -> `git: status`).
-	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty" jsonschema:"enum=none,enum=verb_colon,enum=first_space"`
+	Normalize PermissionNormalize `yaml:"normalize,omitempty" json:"normalize,omitempty" jsonschema:"enum=none,enum=verb_colon,enum=first_space"`
 	// Mode is default, acceptEdits, bypassPermissions, dontAsk or strict.
-	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" jsonschema:"enum=default,enum=acceptEdits,enum=bypassPermissions,enum=dontAsk,enum=strict"`
+	Mode PermissionMode `yaml:"mode,omitempty" json:"mode,omitempty" jsonschema:"enum=default,enum=acceptEdits,enum=bypassPermissions,enum=dontAsk,enum=strict"`
 	// Allow, Deny and Ask are rules `Tool` or `Tool(pattern)`.
 	Allow []string `yaml:"allow,omitempty" json:"allow,omitempty"`
 	Deny  []string `yaml:"deny,omitempty" json:"deny,omitempty"`
@@ -127,10 +127,10 @@ type PermissionPolicy struct {
 // folding quotes and escapes, reducing paths to names, unwrapping wrappers and parsing nested scripts.
 type ShellPolicy struct {
 	// Dialect is the shell language parsed: bash (default), posix or mksh.
-	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"enum=bash,enum=posix,enum=mksh"`
+	Dialect ShellDialect `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"enum=bash,enum=posix,enum=mksh"`
 	// Dynamic says what a command name or a script that is only known at run time ($x, $(...), a shell
 	// reading a script from a pipe) means: deny (the default) or allow (check what is known).
-	Dynamic string `yaml:"dynamic,omitempty" json:"dynamic,omitempty" jsonschema:"enum=deny,enum=allow"`
+	Dynamic ShellDynamic `yaml:"dynamic,omitempty" json:"dynamic,omitempty" jsonschema:"enum=deny,enum=allow"`
 	// MaxDepth bounds nested scripts (bash -c, eval, ...); deeper nesting is denied. Default 8.
 	MaxDepth int `yaml:"max_depth,omitempty" json:"max_depth,omitempty"`
 	// Wrappers are commands that run another command, or shell source, given in their arguments.
@@ -158,7 +158,7 @@ type ShellWrapper struct {
 	// options that run something do: ExecOptions, ScriptOptions, SplitOptions, OptionCommands, Code). A
 	// script file named /dev/stdin, /dev/fd/N or /proc/self/fd/N (or - for a shell) is the script on that
 	// descriptor: a here-document, here-string, redirected file or pipe.
-	Runs string `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"enum=command,enum=script,enum=first_script,enum=shell,enum=alias,enum=source,enum=stdin,enum=none"`
+	Runs WrapperRuns `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"enum=command,enum=script,enum=first_script,enum=shell,enum=alias,enum=source,enum=stdin,enum=none"`
 	// OptionsWithValue are the options that take a value (`-u USER`, `-uUSER`, `--user USER`,
 	// `--user=USER`).
 	OptionsWithValue []string `yaml:"options_with_value,omitempty" json:"options_with_value,omitempty"`
@@ -220,7 +220,7 @@ type ShellOptionCommand struct {
 type ShellCode struct {
 	// Language is python, perl, ruby, javascript, php, lua, awk, sed (GNU: the e command and the e flag of
 	// s) or ex (vim's command line: !cmd, :r !cmd, system(), and the languages it embeds).
-	Language string `yaml:"language" json:"language" jsonschema:"enum=python,enum=perl,enum=ruby,enum=javascript,enum=php,enum=lua,enum=awk,enum=sed,enum=ex"`
+	Language CodeLanguage `yaml:"language" json:"language" jsonschema:"enum=python,enum=perl,enum=ruby,enum=javascript,enum=php,enum=lua,enum=awk,enum=sed,enum=ex"`
 	// Options take code as their value (python -c, perl -e, vim -c); several are read in turn.
 	Options []string `yaml:"options,omitempty" json:"options,omitempty"`
 	// Operand makes the first operand the code, unless an option gave code or a file (awk, sed).
@@ -302,5 +302,135 @@ type PolicyExample struct {
 	// Message is the exact verdict message expected; empty accepts any.
 	Message string `yaml:"message,omitempty" json:"message,omitempty"`
 	// Decision is deny (the default) or ask (permission policies).
-	Decision string `yaml:"decision,omitempty" json:"decision,omitempty" jsonschema:"enum=deny,enum=ask"`
+	Decision Decision `yaml:"decision,omitempty" json:"decision,omitempty" jsonschema:"enum=deny,enum=ask"`
 }
+
+// The enumerations of policies. Complete fills the defaults: after it, Dialect, Scope, Match, Normalize,
+// Mode, the shell Dialect and Dynamic, Runs and an example's Decision are never empty.
+
+// PolicyKind selects a policy's engine.
+type PolicyKind string
+
+const (
+	PolicyRegex      PolicyKind = "regex"      // regular expressions (or substrings), on the command or its segments
+	PolicySubstring  PolicyKind = "substring"  // literal substrings only
+	PolicyPermission PolicyKind = "permission" // Tool(pattern) allow, deny and ask rules with a mode
+	PolicyShell      PolicyKind = "shell"      // parses the command and checks every command in it
+)
+
+// RegexDialect is the regular-expression language a policy's patterns were written in (see Translate).
+type RegexDialect string
+
+const (
+	DialectRE2        RegexDialect = "re2"        // Go's regexp (the default)
+	DialectPython     RegexDialect = "python"     // Python's re module, str patterns
+	DialectJavaScript RegexDialect = "javascript" // JavaScript's RegExp without the u flag
+)
+
+// RuleScope is what a regex or substring rule is tried on.
+type RuleScope string
+
+const (
+	ScopeCommand  RuleScope = "command"  // the whole command (the default without split)
+	ScopeSegments RuleScope = "segments" // each segment of the split (the default with split)
+)
+
+// PermissionMatch is how `*` in a permission pattern matches.
+type PermissionMatch string
+
+const (
+	MatchPath    PermissionMatch = "path"    // any text but `/` (the default)
+	MatchCommand PermissionMatch = "command" // any text
+)
+
+// PermissionNormalize is how a command is rewritten before permission rules match it.
+type PermissionNormalize string
+
+const (
+	NormalizeNone       PermissionNormalize = "none"        // as sent (the default)
+	NormalizeVerbColon  PermissionNormalize = "verb_colon"  // `git status` -> `git:status`
+	NormalizeFirstSpace PermissionNormalize = "first_space" // `git  status` -> `git: status`
+)
+
+// PermissionMode is a permission policy's mode.
+type PermissionMode string
+
+const (
+	ModeDefault           PermissionMode = "default"           // deny, then ask, then allow, else allow (the default)
+	ModeAcceptEdits       PermissionMode = "acceptEdits"       // an ask for an edit tool is allowed
+	ModeBypassPermissions PermissionMode = "bypassPermissions" // everything is allowed
+	ModeDontAsk           PermissionMode = "dontAsk"           // an ask is denied
+	ModeStrict            PermissionMode = "strict"            // what no rule allows is denied
+)
+
+// PermissionModes are the permission modes, in the order messages list them.
+var PermissionModes = []PermissionMode{ModeDefault, ModeAcceptEdits, ModeBypassPermissions, ModeDontAsk, ModeStrict}
+
+// DefaultEditTools are PermissionPolicy.EditTools when the spec names none.
+var DefaultEditTools = []string{"Write", "Edit"}
+
+// ShellDialect is the shell language a shell policy parses.
+type ShellDialect string
+
+const (
+	ShellBash  ShellDialect = "bash" // the default
+	ShellPOSIX ShellDialect = "posix"
+	ShellMksh  ShellDialect = "mksh"
+)
+
+// ShellDynamic is what a shell policy does with a command only known at run time.
+type ShellDynamic string
+
+const (
+	DynamicDeny  ShellDynamic = "deny"  // block it (the default)
+	DynamicAllow ShellDynamic = "allow" // check what is known
+)
+
+// WrapperRuns says what a shell wrapper's operands are (ShellWrapper.Runs).
+type WrapperRuns string
+
+const (
+	RunsCommand     WrapperRuns = "command" // the default
+	RunsScript      WrapperRuns = "script"
+	RunsFirstScript WrapperRuns = "first_script"
+	RunsShell       WrapperRuns = "shell"
+	RunsAlias       WrapperRuns = "alias"
+	RunsSource      WrapperRuns = "source"
+	RunsStdin       WrapperRuns = "stdin"
+	RunsNone        WrapperRuns = "none"
+)
+
+// CodeLanguage is a language whose inline code a shell policy reads (ShellCode.Language).
+type CodeLanguage string
+
+const (
+	CodePython     CodeLanguage = "python"
+	CodePerl       CodeLanguage = "perl"
+	CodeRuby       CodeLanguage = "ruby"
+	CodeJavaScript CodeLanguage = "javascript"
+	CodePHP        CodeLanguage = "php"
+	CodeLua        CodeLanguage = "lua"
+	CodeAwk        CodeLanguage = "awk"
+	CodeSed        CodeLanguage = "sed"
+	CodeEx         CodeLanguage = "ex"
+)
+
+// Decision is a policy's verdict on a command.
+type Decision string
+
+const (
+	DecisionAllow Decision = "allow" // the command may run
+	DecisionDeny  Decision = "deny"  // the command is blocked (an example's default)
+	DecisionAsk   Decision = "ask"   // the host asks its user (permission policies)
+)
+
+// Default texts of a shell policy's own findings (ShellReasons), filled by Complete.
+const (
+	DefaultReasonUnparsable = "the command could not be parsed"
+	DefaultReasonDynamic    = "the command name or script is only known at run time"
+	DefaultReasonTooDeep    = "nested scripts are too deep to check"
+	DefaultReasonForkBomb   = "fork bomb"
+	DefaultReasonRemote     = "downloaded code is run"
+	// DefaultShellMaxDepth is ShellPolicy.MaxDepth when the spec gives none (or a value <= 0).
+	DefaultShellMaxDepth = 8
+)

@@ -41,6 +41,7 @@ func GenerateSchema() ([]byte, error) {
 		return nil, fmt.Errorf("reading doc comments (run in spec/): %v", err)
 	}
 	s := r.Reflect(&Variant{})
+	compatSchema(s.Definitions)
 	s.ID = SchemaID
 	s.Title = "agentbash variant spec"
 	s.Description = "A Bash-tool contract for AI-agent hosts: tools, parameters, checks, timeouts, output and results."

@@ -1,5 +1,7 @@
 package spec
 
+import "time"
+
 // Sessions: interactive processes that outlive the call that started them. A session tool starts a
 // command and waits a yield window for its output (session_start); the command still running when the
 // window closes becomes a session with an id, which the other session tools write to (session_write: an
@@ -219,6 +221,16 @@ func (y *Yield) Clamp(v float64, empty bool) float64 {
 		v = *hi
 	}
 	return v
+}
+
+// Window is the yield window for a value in the window's unit: clamped to its range (Clamp), as a
+// duration, at most MaxTimeout.
+func (y *Yield) Window(v float64, empty bool) time.Duration {
+	d := y.Clamp(v, empty) * float64(y.Unit.Duration())
+	if d > float64(MaxTimeout) {
+		d = float64(MaxTimeout)
+	}
+	return time.Duration(d)
 }
 
 // Effective is the budget for a requested value (the default when requested is negative), capped by Max.

@@ -7,6 +7,10 @@ package spec
 // Variant is one documented Bash-tool contract: a set of tools sharing a shell, a workspace and (for tools
 // that leave processes running) a background registry.
 type Variant struct {
+	// SpecVersion is the version of the spec language the spec is written in (1 or 2; the current one is
+	// spec.SpecVersion). Optional: without it, a spec is read in the current version and the forms of earlier
+	// versions it uses are converted, each with a note; with it, those of later versions are errors.
+	SpecVersion int `yaml:"spec_version,omitempty" json:"spec_version,omitempty"`
 	// ID names the variant (lower case, digits, underscore); for built-ins it is the folder name.
 	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
 	// Title is a one-line human name.
@@ -53,6 +57,7 @@ type Variant struct {
 	File      string `yaml:"-" json:"-"`
 	pos       posTable
 	completed bool
+	notes     Errors
 }
 
 // Source cites the seed document and the upstream implementation.

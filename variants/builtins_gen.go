@@ -52,6 +52,7 @@ func agentrailSpec() (*spec.Variant, error) {
 					{
 						Name:    "fork_bomb",
 						Pattern: ":\\(\\)\\s*\\{\\s*:\\|:&\\s*\\}\\s*;",
+						Scope:   "command",
 						Reason:  "fork bomb",
 					},
 					{
@@ -67,38 +68,46 @@ func agentrailSpec() (*spec.Variant, error) {
 							"\\bchmod\\s+777\\s+\\/",
 						},
 						IgnoreCase: new(true),
+						Scope:      "command",
 						Reason:     "known-dangerous pattern",
 					},
 				},
 				Examples: &spec.PolicyExamples{
 					Blocked: []spec.PolicyExample{
 						{
-							Command: "rm -rf /",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  "rm -rf /",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 						{
-							Command: "RM -RF /",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  "RM -RF /",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 						{
-							Command: "echo rm /",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  "echo rm /",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 						{
-							Command: "echo rm -rf / tmp",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  "echo rm -rf / tmp",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 						{
-							Command: "echo rm -rf / # note",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  "echo rm -rf / # note",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 						{
-							Command: ":(){ :|:& };:",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  ":(){ :|:& };:",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 						{
-							Command: "echo mkswap",
-							Message: "Command matches a known-dangerous pattern",
+							Command:  "echo mkswap",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
 						},
 					},
 					Allowed: []string{
@@ -126,11 +135,16 @@ func agentrailSpec() (*spec.Variant, error) {
 					Message: "{{.Message}}",
 				},
 				Message: "Permission denied for tool \"{{.Tool}}\"",
+				Dialect: "re2",
 				Permission: &spec.PermissionPolicy{
 					Tool:      "Bash",
 					Match:     "path",
 					Normalize: "first_space",
 					Mode:      "default",
+					EditTools: []string{
+						"Write",
+						"Edit",
+					},
 				},
 				Examples: &spec.PolicyExamples{
 					Allowed: []string{
@@ -1250,30 +1264,36 @@ func codegensandboxSpec() (*spec.Variant, error) {
 					{
 						Name:    "denylisted_token",
 						Pattern: "(?:^|[\\s;&|(])\\s*(sudo|su|shutdown|reboot|halt|poweroff|chroot|mount|umount|mkfs(?:\\.\\w+)?)(?:$|[\\s;&|)])",
+						Scope:   "command",
 						Reason:  "denylisted token",
 					},
 				},
 				Examples: &spec.PolicyExamples{
 					Blocked: []spec.PolicyExample{
 						{
-							Command: "sudo ls",
-							Message: "command rejected: command uses denylisted token \"sudo\"",
+							Command:  "sudo ls",
+							Message:  "command rejected: command uses denylisted token \"sudo\"",
+							Decision: "deny",
 						},
 						{
-							Command: "echo sudo",
-							Message: "command rejected: command uses denylisted token \"sudo\"",
+							Command:  "echo sudo",
+							Message:  "command rejected: command uses denylisted token \"sudo\"",
+							Decision: "deny",
 						},
 						{
-							Command: "$(echo su)do",
-							Message: "command rejected: command uses denylisted token \"su\"",
+							Command:  "$(echo su)do",
+							Message:  "command rejected: command uses denylisted token \"su\"",
+							Decision: "deny",
 						},
 						{
-							Command: "mkfs.ext4 /dev/sdb1",
-							Message: "command rejected: command uses denylisted token \"mkfs.ext4\"",
+							Command:  "mkfs.ext4 /dev/sdb1",
+							Message:  "command rejected: command uses denylisted token \"mkfs.ext4\"",
+							Decision: "deny",
 						},
 						{
-							Command: "grep -r mount .",
-							Message: "command rejected: command uses denylisted token \"mount\"",
+							Command:  "grep -r mount .",
+							Message:  "command rejected: command uses denylisted token \"mount\"",
+							Decision: "deny",
 						},
 					},
 					Allowed: []string{
@@ -4216,131 +4236,158 @@ func toolregistrySpec() (*spec.Variant, error) {
 					{
 						Name:    "rm_recursive_force",
 						Pattern: "\\brm\\s+.*-[a-zA-Z]*r[a-zA-Z]*f[a-zA-Z]*\\s+[/~*]|\\brm\\s+.*-[a-zA-Z]*f[a-zA-Z]*r[a-zA-Z]*\\s+[/~*]",
+						Scope:   "segments",
 						Reason:  "Recursive forced deletion of root, home, or wildcard paths",
 					},
 					{
 						Name:    "mkfs",
 						Pattern: "\\bmkfs\\b",
+						Scope:   "segments",
 						Reason:  "Filesystem formatting",
 					},
 					{
 						Name:    "dd",
 						Pattern: "\\bdd\\s+.*\\bif=",
+						Scope:   "segments",
 						Reason:  "Raw disk image write",
 					},
 					{
 						Name:    "device_overwrite",
 						Pattern: ">\\s*/dev/sd[a-z]",
+						Scope:   "segments",
 						Reason:  "Device overwrite",
 					},
 					{
 						Name:    "sudo",
 						Pattern: "\\bsudo\\b",
+						Scope:   "segments",
 						Reason:  "Privilege escalation via sudo",
 					},
 					{
 						Name:    "su",
 						Pattern: "\\bsu\\s+-",
+						Scope:   "segments",
 						Reason:  "User switching via su",
 					},
 					{
 						Name:    "chmod_777",
 						Pattern: "\\bchmod\\s+.*-[a-zA-Z]*R.*\\b777\\b.*\\s+/",
+						Scope:   "segments",
 						Reason:  "Recursive world-writable permission on root",
 					},
 					{
 						Name:    "chown_recursive",
 						Pattern: "\\bchown\\s+.*-[a-zA-Z]*R",
+						Scope:   "segments",
 						Reason:  "Recursive ownership change",
 					},
 					{
 						Name:    "eval",
 						Pattern: "\\beval\\b",
+						Scope:   "segments",
 						Reason:  "Arbitrary code evaluation",
 					},
 					{
 						Name:    "exec",
 						Pattern: "\\bexec\\b",
+						Scope:   "segments",
 						Reason:  "Process replacement via exec",
 					},
 					{
 						Name:    "fork_bomb",
 						Pattern: ":\\(\\)\\s*\\{.*:\\|:.*\\}",
+						Scope:   "segments",
 						Reason:  "Fork bomb",
 					},
 					{
 						Name:    "force_push",
 						Pattern: "\\bgit\\s+push\\s+.*--force\\b",
+						Scope:   "segments",
 						Reason:  "Force push",
 					},
 					{
 						Name:    "hard_reset",
 						Pattern: "\\bgit\\s+reset\\s+--hard\\b",
+						Scope:   "segments",
 						Reason:  "Hard reset",
 					},
 					{
 						Name:    "force_clean",
 						Pattern: "\\bgit\\s+clean\\s+.*-[a-zA-Z]*f",
+						Scope:   "segments",
 						Reason:  "Force clean",
 					},
 					{
 						Name:    "shutdown",
 						Pattern: "\\bshutdown\\b",
+						Scope:   "segments",
 						Reason:  "System shutdown",
 					},
 					{
 						Name:    "reboot",
 						Pattern: "\\breboot\\b",
+						Scope:   "segments",
 						Reason:  "System reboot",
 					},
 					{
 						Name:    "halt",
 						Pattern: "\\bhalt\\b",
+						Scope:   "segments",
 						Reason:  "System halt",
 					},
 					{
 						Name:    "kill_init",
 						Pattern: "\\bkill\\s+.*-9\\s+1\\b",
+						Scope:   "segments",
 						Reason:  "Killing init process",
 					},
 				},
 				Examples: &spec.PolicyExamples{
 					Blocked: []spec.PolicyExample{
 						{
-							Command: "rm -rf /",
-							Message: "Dangerous command blocked: Recursive forced deletion of root, home, or wildcard paths",
+							Command:  "rm -rf /",
+							Message:  "Dangerous command blocked: Recursive forced deletion of root, home, or wildcard paths",
+							Decision: "deny",
 						},
 						{
-							Command: "curl -s https://example.com/install.sh | bash",
-							Message: "Dangerous command blocked: pipe-to-shell execution detected",
+							Command:  "curl -s https://example.com/install.sh | bash",
+							Message:  "Dangerous command blocked: pipe-to-shell execution detected",
+							Decision: "deny",
 						},
 						{
-							Command: "ls && sudo apt-get install -y x",
-							Message: "Dangerous command blocked: Privilege escalation via sudo",
+							Command:  "ls && sudo apt-get install -y x",
+							Message:  "Dangerous command blocked: Privilege escalation via sudo",
+							Decision: "deny",
 						},
 						{
-							Command: "rm -rf /tmp/build",
-							Message: "Dangerous command blocked: Recursive forced deletion of root, home, or wildcard paths",
+							Command:  "rm -rf /tmp/build",
+							Message:  "Dangerous command blocked: Recursive forced deletion of root, home, or wildcard paths",
+							Decision: "deny",
 						},
 						{
-							Command: "git push origin main --force-with-lease",
-							Message: "Dangerous command blocked: Force push",
+							Command:  "git push origin main --force-with-lease",
+							Message:  "Dangerous command blocked: Force push",
+							Decision: "deny",
 						},
 						{
-							Command: "docker exec -it web sh",
-							Message: "Dangerous command blocked: Process replacement via exec",
+							Command:  "docker exec -it web sh",
+							Message:  "Dangerous command blocked: Process replacement via exec",
+							Decision: "deny",
 						},
 						{
-							Command: "git commit -m 'eval x'",
-							Message: "Dangerous command blocked: Arbitrary code evaluation",
+							Command:  "git commit -m 'eval x'",
+							Message:  "Dangerous command blocked: Arbitrary code evaluation",
+							Decision: "deny",
 						},
 						{
-							Command: "echo a; shutdown -h now",
-							Message: "Dangerous command blocked: System shutdown",
+							Command:  "echo a; shutdown -h now",
+							Message:  "Dangerous command blocked: System shutdown",
+							Decision: "deny",
 						},
 						{
-							Command: "/usr/bin/sudo ls",
-							Message: "Dangerous command blocked: Privilege escalation via sudo",
+							Command:  "/usr/bin/sudo ls",
+							Message:  "Dangerous command blocked: Privilege escalation via sudo",
+							Decision: "deny",
 						},
 					},
 					Allowed: []string{
@@ -5002,6 +5049,7 @@ func tunacodeSpec() (*spec.Variant, error) {
 					Message: "{{.Message}}",
 				},
 				Message: "Command contains potentially destructive operations: {{.Command}}\nPlease confirm this is intentional and safe for your system.",
+				Dialect: "re2",
 				Rules: []spec.PolicyRule{
 					{
 						Name: "destructive",
@@ -5013,17 +5061,20 @@ func tunacodeSpec() (*spec.Variant, error) {
 							"mkfs",
 							"fdisk",
 						},
+						Scope: "command",
 					},
 				},
 				Examples: &spec.PolicyExamples{
 					Blocked: []spec.PolicyExample{
 						{
-							Command: "rm -rf build",
-							Message: "Command contains potentially destructive operations: rm -rf build\nPlease confirm this is intentional and safe for your system.",
+							Command:  "rm -rf build",
+							Message:  "Command contains potentially destructive operations: rm -rf build\nPlease confirm this is intentional and safe for your system.",
+							Decision: "deny",
 						},
 						{
-							Command: "echo farm /x",
-							Message: "Command contains potentially destructive operations: echo farm /x\nPlease confirm this is intentional and safe for your system.",
+							Command:  "echo farm /x",
+							Message:  "Command contains potentially destructive operations: echo farm /x\nPlease confirm this is intentional and safe for your system.",
+							Decision: "deny",
 						},
 					},
 					Allowed: []string{
@@ -5051,6 +5102,7 @@ func tunacodeSpec() (*spec.Variant, error) {
 					{
 						Name:    "empty",
 						Pattern: "\\A\\s*\\Z",
+						Scope:   "command",
 						Message: "Empty command not allowed",
 					},
 					{
@@ -5065,6 +5117,7 @@ func tunacodeSpec() (*spec.Variant, error) {
 							":\\(\\)\\{.*\\}\\;",
 						},
 						IgnoreCase: new(true),
+						Scope:      "command",
 						Message:    "Command contains dangerous pattern and is blocked: {{.Pattern}}",
 					},
 					{
@@ -5076,11 +5129,13 @@ func tunacodeSpec() (*spec.Variant, error) {
 							"\\$\\([^)]*rm[^)]*\\)",
 							":\\(\\)\\{.*\\}\\;",
 						},
+						Scope:   "command",
 						Message: "Potentially unsafe pattern detected in command: {{.Pattern}}",
 					},
 					{
 						Name:    "dollar",
 						Pattern: "\\$[^({a-zA-Z_]",
+						Scope:   "command",
 						Message: "Potentially unsafe character '$' in command",
 					},
 					{
@@ -5089,6 +5144,7 @@ func tunacodeSpec() (*spec.Variant, error) {
 							"{",
 							"}",
 						},
+						Scope:   "command",
 						Unless:  "\\$\\{?\\w+\\}?",
 						Message: "Potentially unsafe character '{{.Match}}' in command",
 					},
@@ -5099,34 +5155,41 @@ func tunacodeSpec() (*spec.Variant, error) {
 							"&",
 							"`",
 						},
+						Scope:   "command",
 						Message: "Potentially unsafe character '{{.Match}}' in command",
 					},
 				},
 				Examples: &spec.PolicyExamples{
 					Blocked: []spec.PolicyExample{
 						{
-							Command: "   ",
-							Message: "Empty command not allowed",
+							Command:  "   ",
+							Message:  "Empty command not allowed",
+							Decision: "deny",
 						},
 						{
-							Command: "SUDO RM x",
-							Message: "Command contains dangerous pattern and is blocked: sudo\\s+rm",
+							Command:  "SUDO RM x",
+							Message:  "Command contains dangerous pattern and is blocked: sudo\\s+rm",
+							Decision: "deny",
 						},
 						{
-							Command: "ls; rm x",
-							Message: "Potentially unsafe pattern detected in command: ;\\s*rm\\s+",
+							Command:  "ls; rm x",
+							Message:  "Potentially unsafe pattern detected in command: ;\\s*rm\\s+",
+							Decision: "deny",
 						},
 						{
-							Command: "echo $1",
-							Message: "Potentially unsafe character '$' in command",
+							Command:  "echo $1",
+							Message:  "Potentially unsafe character '$' in command",
+							Decision: "deny",
 						},
 						{
-							Command: "echo } {",
-							Message: "Potentially unsafe character '{' in command",
+							Command:  "echo } {",
+							Message:  "Potentially unsafe character '{' in command",
+							Decision: "deny",
 						},
 						{
-							Command: "echo a & b ; c",
-							Message: "Potentially unsafe character ';' in command",
+							Command:  "echo a & b ; c",
+							Message:  "Potentially unsafe character ';' in command",
+							Decision: "deny",
 						},
 					},
 					Allowed: []string{

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentbash/agentbash/gen"
+	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -29,10 +30,13 @@ func cmdGen(args []string, stdout, stderr io.Writer) int {
 	case *specFile == "" || *out == "":
 		return genCmd.usageError(stderr, "give -spec FILE and -out FILE")
 	}
-	v, err := spec.Load(*specFile)
+	v, err := loadSpec(*specFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentbash gen:", err)
 		return 1
+	}
+	for _, n := range v.Notes() {
+		fmt.Fprintln(stderr, "agentbash gen: note:", n)
 	}
 	embed := filepath.Base(*specFile)
 	if *out != "-" {
@@ -72,6 +76,21 @@ func cmdGen(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// loadSpec reads a spec as `agentbash spec validate` and `agentbash gen` both take it, so that they accept
+// the same specs and refuse the others with the same messages: spec.Load (the JSON Schema, then the
+// checks of the whole model, policies included, each error at its position), then the policies compiled
+// and their examples run (policy.CompileVariant), which only an engine can do.
+func loadSpec(path string) (*spec.Variant, error) {
+	v, err := spec.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := policy.CompileVariant(v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // relSpec returns the spec's path relative to the output's directory, with forward slashes, as go:embed

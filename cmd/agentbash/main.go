@@ -32,11 +32,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -187,7 +189,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var text string
-	if t.Results.Format == "text" && json.Unmarshal(res, &text) == nil {
+	if t.Results.Format == spec.FormatText && json.Unmarshal(res, &text) == nil {
 		io.WriteString(stdout, text)
 		return 0
 	}
@@ -249,7 +251,7 @@ func listTable(ids []string, stdout io.Writer) error {
 		if t.Output.Truncate != nil {
 			tr := t.Output.Truncate
 			scope := "per stream"
-			if t.Output.Capture == "combined" {
+			if t.Output.Capture == spec.CaptureCombined {
 				scope = "combined"
 			}
 			limit = fmt.Sprintf("%d %s %s (%s)", tr.Limit, tr.Unit, tr.Keep, scope)
@@ -292,18 +294,14 @@ func cmdSpec(args []string, stdout, stderr io.Writer) int {
 	}
 	var failed []string
 	for _, f := range pos {
-		v, err := spec.Load(f)
-		if err == nil {
-			// Compiling checks what the loader cannot: regexes, policy examples.
-			var eng *runtime.Engine
-			if eng, err = runtime.New(v); err == nil {
-				eng.Close()
-			}
-		}
+		v, err := loadSpec(f)
 		if err != nil {
 			fmt.Fprintln(stdout, err)
 			failed = append(failed, f)
 			continue
+		}
+		for _, n := range v.Notes() {
+			fmt.Fprintln(stdout, "note:", n)
 		}
 		fmt.Fprintf(stdout, "%s: ok (%s, %d tools)\n", f, v.ID, len(v.Tools))
 	}
@@ -350,43 +348,38 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return sub.fail(stderr, err)
 	}
-	eng, err := runtime.New(v)
+	command := strings.Join(words, " ")
+	var verdicts []policy.Verdict
+	if *only != "" {
+		var all []string
+		for _, p := range v.Policies {
+			all = append(all, p.Name)
+		}
+		if !slices.Contains(all, *only) {
+			return sub.fail(stderr, usagef("%s has no policy %q%s; its policies: %s", v.ID, *only, didYouMean(*only, all, ""), strings.Join(all, ", ")))
+		}
+		verdicts, err = policy.CheckPolicies(v, []string{*only}, command)
+	} else {
+		verdicts, err = policy.CheckVariantAll(v, v.Tools[0].Name, command)
+	}
 	if err != nil {
 		return sub.fail(stderr, err)
 	}
-	defer eng.Close()
-	command := strings.Join(words, " ")
-	var names []string
-	if *only != "" {
-		names = []string{*only}
-	} else {
-		for _, ch := range v.Tools[0].Checks {
-			if ch.Policy != "" {
-				names = append(names, ch.Policy)
-			}
-		}
-	}
-	if len(names) == 0 {
+	if len(verdicts) == 0 {
 		fmt.Fprintf(stdout, "allow: %s has no policy\n", v.ID)
 		return 0
 	}
-	for _, n := range names {
-		chk, ok := eng.Policy(n)
-		if !ok {
-			var all []string
-			for _, p := range v.Policies {
-				all = append(all, p.Name)
-			}
-			return sub.fail(stderr, usagef("%s has no policy %q%s; its policies: %s", v.ID, n, didYouMean(n, all, ""), strings.Join(all, ", ")))
+	if verdict := policy.First(verdicts); !verdict.Allowed {
+		typ := "denied"
+		if verdict.Fail != nil && verdict.Fail.Type != "" {
+			typ = verdict.Fail.Type
 		}
-		if verdict := chk.Check(command); !verdict.Allowed {
-			typ := "denied"
-			if verdict.Fail != nil && verdict.Fail.Type != "" {
-				typ = verdict.Fail.Type
-			}
-			fmt.Fprintf(stdout, "deny (%s, %s): %s\n", n, typ, verdict.Message)
-			return 3
-		}
+		fmt.Fprintf(stdout, "deny (%s, %s): %s\n", verdict.Policy, typ, verdict.Message)
+		return 3
+	}
+	names := make([]string, len(verdicts))
+	for i, vd := range verdicts {
+		names[i] = vd.Policy
 	}
 	fmt.Fprintf(stdout, "allow: %s\n", strings.Join(names, ", "))
 	return 0

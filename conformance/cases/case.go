@@ -170,14 +170,14 @@ func plainValue(p spec.Param) any {
 		return p.Default
 	}
 	switch p.Type {
-	case "integer", "number":
+	case spec.TypeInteger, spec.TypeNumber:
 		return 1
-	case "boolean":
+	case spec.TypeBoolean:
 		return false
-	case "object":
+	case spec.TypeObject:
 		return map[string]string{}
 	}
-	if p.Role == "shell_id" {
+	if p.Role == spec.RoleShellID {
 		return "conformance-unknown"
 	}
 	return "conformance check"
@@ -413,7 +413,7 @@ func (b *builder) limits() {
 	if o != nil && o.Truncate != nil {
 		tr := o.Truncate
 		streams := []string{"stdout", "stderr"}
-		if o.Capture == "combined" {
+		if o.Capture == spec.CaptureCombined {
 			streams = []string{"output"}
 		}
 		for _, s := range streams {
@@ -431,13 +431,13 @@ func (b *builder) limits() {
 					Case{NoSurvivors: true, About: fmt.Sprintf("%s of %d %s against a limit of %d", s, n, tr.Unit, tr.Limit)})
 			}
 		}
-		if o.Capture == "combined" {
+		if o.Capture == spec.CaptureCombined {
 			half := tr.Limit / 2
 			cmd := emit(half, tr.Unit, "") + "; (" + emit(tr.Limit+1-half, tr.Unit, "") + ") >&2"
 			b.cmd(fmt.Sprintf("stdout and stderr together at limit+1 (%d %s)", tr.Limit+1, tr.Unit), cmd, nil,
 				Case{NoSurvivors: true})
 		}
-		if tr.Unit == "bytes" && tr.Limit >= 2 {
+		if tr.Unit == spec.Bytes && tr.Limit >= 2 {
 			// A two-byte character across the cut: the cut decodes as the spec says (replace, ignore, raw).
 			cmd := fmt.Sprintf(`head -c %d /dev/zero | tr '\0' a; printf '\303\251z'`, tr.Limit-1)
 			b.cmd("multi-byte character across the limit", cmd, nil, Case{NoSurvivors: true})
@@ -469,32 +469,25 @@ func signed(d int) string {
 	return ""
 }
 
-// smallestTimeout is the shortest timeout worth waiting for, in the spec's unit: 1 s or 1000 ms, raised to
-// the minimum and lowered to the maximum.
+// smallestTimeout is the shortest timeout worth waiting for, in the spec's unit: a second, brought into
+// the range (one that lets no positive timeout through keeps the second).
 func smallestTimeout(tm *spec.Timeout) float64 {
-	v := 1.0
-	if tm.Unit == "ms" {
-		v = 1000
+	one := tm.Unit.Of(time.Second)
+	if v := tm.Clamp(one); v > 0 {
+		return v
 	}
-	if tm.Min != nil && v < *tm.Min {
-		v = *tm.Min
-	}
-	if tm.Max != nil && v > *tm.Max && *tm.Max > 0 {
-		v = *tm.Max
-	}
-	return v
+	return one
 }
 
+// seconds is a timeout value in the tool's unit as a duration.
 func (ti *toolInfo) seconds(v float64) time.Duration {
-	if ti.t.Timeout != nil && ti.t.Timeout.Unit == "ms" {
-		return time.Duration(v * float64(time.Millisecond))
-	}
-	return time.Duration(v * float64(time.Second))
+	d, _ := ti.t.Timeout.Duration(v)
+	return d
 }
 
 // number renders a timeout value as the parameter's JSON type expects.
 func number(p *spec.Param, v float64) any {
-	if p.Type == "integer" || v == math.Trunc(v) {
+	if p.Type == spec.TypeInteger || v == math.Trunc(v) {
 		return int64(v)
 	}
 	return v
@@ -507,7 +500,7 @@ func (b *builder) timeouts() {
 	}
 	small := smallestTimeout(tm)
 	d := b.ti.seconds(small)
-	background := tm.Expiry == "background"
+	background := tm.Expiry == spec.ExpiryBackground
 	b.cmd(fmt.Sprintf("timeout with partial output (%s%s)", fmtNum(small), string(tm.Unit)), "echo partial; sleep 5; echo late",
 		map[string]any{"timeout": number(p, small)},
 		Case{MaxElapsed: d + b.ti.grace + 3*time.Second, NoSurvivors: !background,
@@ -523,7 +516,7 @@ func (b *builder) timeouts() {
 	}
 	b.cmd("timeout zero", fmt.Sprintf("sleep %v; echo zero", silent.Seconds()), map[string]any{"timeout": 0},
 		Case{MaxElapsed: silent + 500*time.Millisecond + b.ti.grace + 3*time.Second, NoSurvivors: !background})
-	if p.Nullable || b.ti.t.NullParams == "invalid" {
+	if p.Nullable || b.ti.t.NullParams == spec.NullInvalid {
 		b.cmd("timeout null", "echo none", map[string]any{"timeout": nil}, Case{NoSurvivors: true})
 	}
 	if tm.Max != nil {
@@ -532,7 +525,7 @@ func (b *builder) timeouts() {
 	if tm.Min != nil && !(*tm.Min-1 == 0 && tm.RangeSkipsZero) {
 		b.cmd("timeout below the minimum", "echo low", map[string]any{"timeout": number(p, *tm.Min-1)}, Case{NoSurvivors: true})
 	}
-	if p.Type == "number" {
+	if p.Type == spec.TypeNumber {
 		b.cmd("timeout with a fraction", "echo fraction", map[string]any{"timeout": small + 1.5}, Case{NoSurvivors: true})
 	}
 	b.cmd("timeout of the wrong type", "echo typed", map[string]any{"timeout": "10"}, Case{NoSurvivors: true})
@@ -560,7 +553,7 @@ func (b *builder) workdirs() {
 	} {
 		b.cmd(c.name, "pwd", map[string]any{"workdir": c.dir}, Case{Setup: setup, NoSurvivors: true})
 	}
-	if p.Nullable || b.ti.t.NullParams == "invalid" {
+	if p.Nullable || b.ti.t.NullParams == spec.NullInvalid {
 		b.cmd("workdir null", "pwd", map[string]any{"workdir": nil}, Case{NoSurvivors: true})
 	}
 }

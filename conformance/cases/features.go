@@ -19,14 +19,11 @@ func Features(v *spec.Variant) []string {
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		p := "tool " + t.Name + " "
-		kind := string(t.Kind)
-		if kind == "" {
-			kind = "exec"
+		kind := t.Kind
+		hasRole := func(role spec.Role) bool {
+			return slices.ContainsFunc(t.Params, func(q spec.Param) bool { return q.Role == role })
 		}
-		hasRole := func(role string) bool {
-			return slices.ContainsFunc(t.Params, func(q spec.Param) bool { return string(q.Role) == role })
-		}
-		if (kind == "exec" || kind == "session_start") && !hasRole("command") {
+		if (kind == spec.KindExec || kind == spec.KindSessionStart) && !hasRole(spec.RoleCommand) {
 			continue // the battery has nothing to call it with
 		}
 		for _, q := range t.Params {
@@ -40,47 +37,47 @@ func Features(v *spec.Variant) []string {
 				fs = append(fs, p+"check not_empty "+ch.NotEmpty)
 			case ch.NotBlank != "":
 				fs = append(fs, p+"check not_blank "+ch.NotBlank)
-			case ch.Timeout && t.Timeout != nil && hasRole("timeout"):
+			case ch.Timeout && t.Timeout != nil && hasRole(spec.RoleTimeout):
 				fs = append(fs, p+"check timeout")
-			case ch.Workdir && hasRole("workdir"):
+			case ch.Workdir && hasRole(spec.RoleWorkdir):
 				fs = append(fs, p+"check workdir")
 			case ch.Policy != "":
 				policies[ch.Policy] = true
 			}
 		}
 		switch kind {
-		case "exec":
+		case spec.KindExec:
 			fs = append(fs, p+"invalid parameter")
 			if len(t.Carry) > 0 {
 				fs = append(fs, p+"carry")
 			}
-			if t.Timeout != nil && hasRole("timeout") {
+			if t.Timeout != nil && hasRole(spec.RoleTimeout) {
 				fs = append(fs, p+"timeout")
 			}
 			if t.Output != nil && t.Output.Truncate != nil {
 				fs = append(fs, p+"output truncation")
 			}
 			for name, sh := range t.Results.Cases {
-				if sh.Truncate != nil && sh.Text != nil && (name == "exit" || name == "success") {
+				if sh.Truncate != nil && sh.Text != nil && (name == spec.OutcomeExit || name == spec.OutcomeSuccess) {
 					fs = append(fs, p+"result truncation")
 					break
 				}
 			}
-		case "poll", "kill":
-			if hasRole("shell_id") {
+		case spec.KindPoll, spec.KindKill:
+			if hasRole(spec.RoleShellID) {
 				fs = append(fs, p+"unknown shell id")
 			}
-		case "session_start":
+		case spec.KindSessionStart:
 			fs = append(fs, p+"invalid parameter", p+"session")
 			if v.Sessions != nil && v.Sessions.MaxLive <= 128 {
 				fs = append(fs, p+"session limit")
 			}
-		case "session_write", "session_read", "session_kill":
-			if hasRole("session_id") {
+		case spec.KindSessionWrite, spec.KindSessionRead, spec.KindSessionKill:
+			if hasRole(spec.RoleSessionID) {
 				fs = append(fs, p+"unknown session id")
 			}
 		}
-		if t.Output != nil && t.Output.Budget != nil && (kind == "exec" || kind == "session_start") {
+		if t.Output != nil && t.Output.Budget != nil && (kind == spec.KindExec || kind == spec.KindSessionStart) {
 			fs = append(fs, p+"output budget")
 		}
 	}

@@ -54,7 +54,7 @@ type Annotations struct {
 func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 	switch t.Kind {
 	case spec.KindPoll:
-		all := v.Background == nil || string(v.Background.Poll) != "new"
+		all := v.Background == nil || v.Background.Poll != spec.PollNew
 		return Annotations{ReadOnlyHint: true, IdempotentHint: all}
 	case spec.KindKill, spec.KindSessionKill:
 		return Annotations{DestructiveHint: true, IdempotentHint: true}

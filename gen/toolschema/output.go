@@ -15,7 +15,7 @@ import (
 // model is not known: Complete was not run) has none: nil.
 func Output(t *spec.Tool) []byte {
 	g := t.Go()
-	if g == nil || string(t.Results.Format) != "json" {
+	if g == nil || t.Results.Format != spec.FormatJSON {
 		return nil
 	}
 	var b bytes.Buffer

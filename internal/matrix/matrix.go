@@ -77,10 +77,7 @@ func Of(v *spec.Variant) Column {
 	c.Timeout, c.OnExpiry = "none", "-"
 	if tm := t.Timeout; tm != nil {
 		c.Timeout = fmt.Sprintf("%s, %s", tm.Unit, num(tm.Default))
-		rule := string(tm.OutOfRange)
-		if rule == "" {
-			rule = "fail"
-		}
+		rule := tm.OutOfRange // the checks require it with min or max
 		switch {
 		case tm.Min != nil && tm.Max != nil:
 			c.Timeout += fmt.Sprintf(", %s–%s (%s)", num(*tm.Min), num(*tm.Max), rule)
@@ -89,8 +86,8 @@ func Of(v *spec.Variant) Column {
 		case tm.Max != nil:
 			c.Timeout += fmt.Sprintf(", ≤ %s (%s)", num(*tm.Max), rule)
 		}
-		switch string(tm.Expiry) {
-		case "background":
+		switch tm.Expiry {
+		case spec.ExpiryBackground:
 			c.OnExpiry = "moves to the background"
 		default:
 			c.OnExpiry = "process group killed"
@@ -99,15 +96,11 @@ func Of(v *spec.Variant) Column {
 	c.Capture, c.Limit, c.Truncation, c.Marker, c.Decoding = "-", "none", "-", "-", "-"
 	if o := t.Output; o != nil {
 		c.Capture = "stdout and stderr apart"
-		if string(o.Capture) == "combined" {
+		if o.Capture == spec.CaptureCombined {
 			c.Capture = "combined"
 		}
-		dec := string(o.Decode)
-		if dec == "" {
-			dec = "replace"
-		}
-		c.Decoding = "UTF-8, " + dec
-		if string(o.Newlines) == "universal" {
+		c.Decoding = "UTF-8, " + string(o.Decode)
+		if o.Newlines == spec.NewlinesUniversal {
 			c.Decoding += ", universal newlines"
 		}
 		if o.Strip {
@@ -118,7 +111,7 @@ func Of(v *spec.Variant) Column {
 		}
 		if tr := o.Truncate; tr != nil {
 			scope := "per stream"
-			if string(o.Capture) == "combined" {
+			if o.Capture == spec.CaptureCombined {
 				scope = "combined"
 			}
 			c.Limit = fmt.Sprintf("%d %s %s", tr.Limit, tr.Unit, scope)
@@ -152,7 +145,7 @@ func Of(v *spec.Variant) Column {
 // primary is the first tool that runs commands (the first tool if none does).
 func primary(v *spec.Variant) *spec.Tool {
 	for i := range v.Tools {
-		if k := v.Tools[i].Kind; k == "" || k == spec.KindExec || k == spec.KindSessionStart {
+		if k := v.Tools[i].Kind; k == spec.KindExec || k == spec.KindSessionStart {
 			return &v.Tools[i]
 		}
 	}
@@ -246,10 +239,10 @@ func dash(s string) string {
 }
 
 func kept(tr *spec.Truncate) string {
-	switch string(tr.Keep) {
-	case "tail":
+	switch tr.Keep {
+	case spec.KeepTail:
 		return fmt.Sprintf("tail (last %d)", or(tr.Tail, tr.Limit))
-	case "head_tail":
+	case spec.KeepHeadTail:
 		s := fmt.Sprintf("head %d and tail %d", tr.Head, tr.Tail)
 		if tr.TailThreshold > 0 {
 			s += fmt.Sprintf(" (tail past %d)", tr.TailThreshold)
@@ -281,11 +274,11 @@ func policies(v *spec.Variant) string {
 			rules = "1 rule"
 		}
 		switch {
-		case n > 0 && p.Dialect != "" && string(p.Kind) == "regex":
+		case n > 0 && p.Kind == spec.PolicyRegex:
 			s += fmt.Sprintf(" (%s, %s dialect)", rules, p.Dialect)
 		case n > 0:
 			s += " (" + rules + ")"
-		case string(p.Kind) == "permission" && p.Permission != nil:
+		case p.Kind == spec.PolicyPermission && p.Permission != nil:
 			s += " (Tool(pattern) rules, host-set)"
 		}
 		out = append(out, s)
@@ -304,18 +297,18 @@ func background(v *spec.Variant) string {
 	var ways []string
 	for _, t := range v.Tools {
 		for _, p := range t.Params {
-			if string(p.Role) == "background" {
+			if p.Role == spec.RoleBackground {
 				ways = append(ways, t.Name+"("+p.Name+")")
 			}
 		}
-		if t.Timeout != nil && string(t.Timeout.Expiry) == "background" {
+		if t.Timeout != nil && t.Timeout.Expiry == spec.ExpiryBackground {
 			ways = append(ways, "a timeout moves the process there")
 		}
 	}
 	var tools []string
 	for _, t := range v.Tools {
-		if k := string(t.Kind); k == "poll" || k == "kill" {
-			tools = append(tools, t.Name+" ("+k+")")
+		if t.Kind == spec.KindPoll || t.Kind == spec.KindKill {
+			tools = append(tools, t.Name+" ("+string(t.Kind)+")")
 		}
 	}
 	if len(ways) == 0 {
@@ -354,7 +347,7 @@ func errorKinds(v *spec.Variant) string {
 func result(t *spec.Tool) string {
 	r := t.Results
 	switch {
-	case string(r.Format) == "text":
+	case r.Format == spec.FormatText:
 		return "text"
 	case r.Union:
 		var names []string

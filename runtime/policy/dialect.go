@@ -1,11 +1,12 @@
 package policy
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentbash/agentbash/spec"
 )
 
 // A dialect is the regular-expression language a source wrote its patterns in. Patterns run on Go's RE2;
@@ -34,16 +35,26 @@ const (
 	dialectJS
 )
 
-func parseDialect(s string) (dialect, error) {
-	switch s {
-	case "", "re2", "go":
-		return dialectRE2, nil
-	case "python":
-		return dialectPython, nil
-	case "javascript":
-		return dialectJS, nil
+// parseDialect maps a checked policy's dialect to the engine's.
+func parseDialect(d spec.RegexDialect) dialect {
+	switch d {
+	case spec.DialectPython:
+		return dialectPython
+	case spec.DialectJavaScript:
+		return dialectJS
 	}
-	return 0, fmt.Errorf("unknown dialect %q (re2, python, javascript)", s)
+	return dialectRE2
+}
+
+// spec is the spec's name of d.
+func (d dialect) spec() spec.RegexDialect {
+	switch d {
+	case dialectPython:
+		return spec.DialectPython
+	case dialectJS:
+		return spec.DialectJavaScript
+	}
+	return spec.DialectRE2
 }
 
 func (d dialect) String() string {
@@ -70,24 +81,17 @@ type dpattern struct {
 	pf  *prefilter
 }
 
-// compileDialect compiles a pattern written in dialect d.
+// compileDialect compiles a pattern written in dialect d (spec.RegexDialect.Regexp translates it).
 func compileDialect(d dialect, pattern string, ignoreCase bool) (dpattern, error) {
-	src, err := translatePattern(d, pattern)
+	re, err := d.spec().Regexp(pattern, ignoreCase)
 	if err != nil {
 		return dpattern{}, err
-	}
-	if ignoreCase {
-		src = "(?i)" + src
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return dpattern{}, fmt.Errorf("pattern %q does not compile on RE2: %v", pattern, err)
 	}
 	key := mapKey{}
 	if d == dialectPython {
 		key = mapKey{fold: ignoreCase, word: wordStandIn(pattern, ignoreCase)}
 	}
-	return dpattern{re: re, key: key, pf: buildPrefilter(src)}, nil
+	return dpattern{re: re, key: key, pf: buildPrefilter(re.String())}, nil
 }
 
 // wordStandIn picks the ASCII word character that stands for a non-ASCII word character in subjects
@@ -166,97 +170,6 @@ func wordStandIn(p string, ignoreCase bool) byte {
 		}
 	}
 	return '_'
-}
-
-// translatePattern rewrites a pattern of dialect d into RE2 syntax (see dialect).
-func translatePattern(d dialect, p string) (string, error) {
-	if err := unsupportedSyntax(p); err != nil {
-		return "", fmt.Errorf("pattern %q: %v", p, err)
-	}
-	if d == dialectRE2 {
-		return p, nil
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] >= utf8.RuneSelf {
-			return "", fmt.Errorf("pattern %q: non-ASCII pattern text is not supported with dialect %s (subjects are folded to ASCII for matching; use dialect re2)", p, d)
-		}
-	}
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			n := p[i+1]
-			switch {
-			case n == 'u' && i+6 <= len(p) && isHex4(p[i+2:i+6]):
-				b.WriteString(`\x{` + p[i+2:i+6] + `}`)
-				i += 5
-				continue
-			case n == 'Z' && d == dialectPython && !inClass:
-				b.WriteString(`\z`)
-			default:
-				b.WriteByte(c)
-				b.WriteByte(n)
-			}
-			i++
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-			b.WriteByte(c)
-		case c == '[':
-			inClass = true
-			b.WriteByte(c)
-			// A ']' right after '[' or '[^' is a literal member (Python); it must not end the class here.
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteString(`\]`)
-				i++
-			}
-		case c == '.' && d == dialectJS:
-			b.WriteString(`[^\n\r]`)
-		case c == '$' && d == dialectPython:
-			b.WriteString(`(?:\n?\z)`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
-}
-
-func isHex4(s string) bool {
-	if len(s) != 4 {
-		return false
-	}
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// unsupportedSyntax names constructs RE2 cannot run, with a hint, before RE2 reports them less clearly.
-func unsupportedSyntax(p string) error {
-	for _, look := range []string{"(?=", "(?!", "(?<=", "(?<!"} {
-		if strings.Contains(p, look) {
-			return fmt.Errorf("lookaround %s is not supported by RE2 (express the exception with unless)", look)
-		}
-	}
-	for i := 0; i+1 < len(p); i++ {
-		if p[i] == '\\' {
-			if p[i+1] >= '1' && p[i+1] <= '9' {
-				return fmt.Errorf("backreference \\%c is not supported by RE2", p[i+1])
-			}
-			i++
-		}
-	}
-	return nil
 }
 
 // subject is a text to match: the original and its dialect mapping, with the offset table between them.
@@ -430,11 +343,6 @@ func mapRune(r rune, d dialect, key mapKey) byte {
 // jsTrimStart is JavaScript's String.prototype.trimStart.
 func jsTrimStart(s string) string {
 	return strings.TrimLeftFunc(s, jsWhite)
-}
-
-// jsTrim is JavaScript's String.prototype.trim.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, jsWhite)
 }
 
 func jsWhite(r rune) bool {

@@ -2,90 +2,24 @@ package policy
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/agentbash/agentbash/spec"
 )
 
-// PermissionRule is a parsed `Tool` or `Tool(pattern)` rule.
-type PermissionRule struct {
-	// Tool is the tool name (case-sensitive).
-	Tool string
-	// Pattern is the content pattern; empty means every call of the tool.
-	Pattern string
-}
+// PermissionRule is a parsed `Tool` or `Tool(pattern)` rule (the spec checks a policy's rules).
+type PermissionRule = spec.PermissionRule
 
-// RuleError is a permission rule that does not parse. Its text is the rule language's own, exactly:
-// `Invalid permission rule: empty string`, `Invalid permission rule "<rule>": <problem>`, and for a list
-// `Permission rule at index <i> is invalid: <that text>`.
-type RuleError struct {
-	// Rule is the rule as written.
-	Rule string
-	// Problem is empty string, missing closing parenthesis, tool name is empty, or pattern inside
-	// parentheses is empty.
-	Problem string
-	// Index is the rule's place in its list, or -1 for a rule parsed alone.
-	Index int
-}
+// RuleError is a permission rule that does not parse, in the rule language's own words.
+type RuleError = spec.RuleError
 
-func (e *RuleError) Error() string {
-	msg := "Invalid permission rule \"" + e.Rule + "\": " + e.Problem
-	if e.Problem == "empty string" {
-		msg = "Invalid permission rule: empty string"
-	}
-	if e.Index >= 0 {
-		return "Permission rule at index " + strconv.Itoa(e.Index) + " is invalid: " + msg
-	}
-	return msg
-}
+// ParsePermissionRule parses `Tool` or `Tool(pattern)` (spec.ParsePermissionRule).
+func ParsePermissionRule(s string) (PermissionRule, error) { return spec.ParsePermissionRule(s) }
 
-// ParsePermissionRule parses `Tool` or `Tool(pattern)` with the rule language's parsing and exact error messages
-// (a *RuleError): the text is trimmed; without `(` it is a bare tool name; otherwise it must end with `)`,
-// and both the tool name before `(` and the pattern inside (each trimmed) must be non-empty.
-func ParsePermissionRule(s string) (PermissionRule, error) {
-	fail := func(problem string) (PermissionRule, error) {
-		return PermissionRule{}, &RuleError{Rule: s, Problem: problem, Index: -1}
-	}
-	trimmed := jsTrim(s)
-	if trimmed == "" {
-		return fail("empty string")
-	}
-	open := strings.IndexByte(trimmed, '(')
-	if open < 0 {
-		return PermissionRule{Tool: trimmed}, nil
-	}
-	if !strings.HasSuffix(trimmed, ")") {
-		return fail("missing closing parenthesis")
-	}
-	tool := jsTrim(trimmed[:open])
-	if tool == "" {
-		return fail("tool name is empty")
-	}
-	// The text ends with ")" and has "(" before it, so open+1 <= len-1.
-	pattern := jsTrim(trimmed[open+1 : len(trimmed)-1])
-	if pattern == "" {
-		return fail("pattern inside parentheses is empty")
-	}
-	return PermissionRule{Tool: tool, Pattern: pattern}, nil
-}
-
-// ParsePermissionRules parses a list of rules; an error (a *RuleError) names the index:
-// `Permission rule at index <i> is invalid: <message>`.
+// ParsePermissionRules parses a list of rules (spec.ParsePermissionRules).
 func ParsePermissionRules(rules []string) ([]PermissionRule, error) {
-	out := make([]PermissionRule, 0, len(rules))
-	for i, s := range rules {
-		r, err := ParsePermissionRule(s)
-		if err != nil {
-			re := *err.(*RuleError)
-			re.Index = i
-			return nil, &re
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return spec.ParsePermissionRules(rules)
 }
 
 // permissionPatternRegexp is the rule language's glob: prefix-anchored; `**` is any text, `*` any text but `/` in
@@ -160,7 +94,7 @@ type permEngine struct {
 	tool      string
 	command   bool
 	normalize func(string) string
-	mode      string
+	mode      spec.PermissionMode
 	deny      []permRule
 	ask       []permRule
 	allows    []permRule
@@ -168,50 +102,40 @@ type permEngine struct {
 	askMsg    *message
 }
 
-var permissionModes = map[string]bool{"default": true, "acceptEdits": true, "bypassPermissions": true, "dontAsk": true, "strict": true}
+// permissionModes are the modes a host may give (HostPermissions.Mode), "" being the default.
+var permissionModes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, mode := range spec.PermissionModes {
+		m[string(mode)] = true
+	}
+	return m
+}()
 
+// compilePermission compiles a checked permission policy (its defaults filled), with the host's mode and
+// rules instead of its own when host is given.
 func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, error) {
 	pp := p.Permission
-	if pp == nil {
-		return nil, &Error{Policy: p.Name, Field: "permission", Err: errors.New("a permission policy needs a permission block")}
-	}
-	if pp.Tool == "" {
-		return nil, &Error{Policy: p.Name, Field: "permission.tool", Err: errors.New("needs the tool name the rules are written for")}
-	}
-	e := &permEngine{base: b, tool: pp.Tool, mode: pp.Mode, editTools: map[string]bool{}}
-	switch pp.Match {
-	case "", "path":
-	case "command":
-		e.command = true
-	default:
-		return nil, &Error{Policy: p.Name, Field: "permission.match", Err: fmt.Errorf("unknown match %q (path, command)", pp.Match)}
-	}
+	e := &permEngine{base: b, tool: pp.Tool, mode: pp.Mode, command: pp.Match == spec.MatchCommand,
+		editTools: map[string]bool{}}
 	switch pp.Normalize {
-	case "", "none":
-	case "verb_colon":
+	case spec.NormalizeVerbColon:
 		e.normalize = NormalizeBashCommand
-	case "first_space":
+	case spec.NormalizeFirstSpace:
 		e.normalize = NormalizeFirstSpace
-	default:
-		return nil, &Error{Policy: p.Name, Field: "permission.normalize", Err: fmt.Errorf("unknown normalize %q (none, verb_colon, first_space)", pp.Normalize)}
 	}
 	allow, deny, ask := pp.Allow, pp.Deny, pp.Ask
 	src := "permission."
 	if host != nil {
-		e.mode, allow, deny, ask = host.Mode, host.Allow, host.Deny, host.Ask
+		e.mode, allow, deny, ask = spec.PermissionMode(host.Mode), host.Allow, host.Deny, host.Ask
 		src = "host."
+		if e.mode == "" {
+			e.mode = spec.ModeDefault
+		}
+		if err := e.mode.Check(); err != nil {
+			return nil, &Error{Policy: p.Name, Field: src + "mode", Err: err}
+		}
 	}
-	if e.mode == "" {
-		e.mode = "default"
-	}
-	if !permissionModes[e.mode] {
-		return nil, &Error{Policy: p.Name, Field: src + "mode", Err: fmt.Errorf("unknown mode %q (default, acceptEdits, bypassPermissions, dontAsk, strict)", e.mode)}
-	}
-	tools := pp.EditTools
-	if len(tools) == 0 {
-		tools = []string{"Write", "Edit"}
-	}
-	for _, t := range tools {
+	for _, t := range pp.EditTools {
 		e.editTools[t] = true
 	}
 	var errs []error
@@ -232,14 +156,11 @@ func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, e
 	}
 	e.allows, e.deny, e.ask = parse("allow", allow), parse("deny", deny), parse("ask", ask)
 	if pp.AskMessage != "" {
-		m, err := compileMessage(p.Name, pp.AskMessage, 0)
+		m, err := compileMessage(p.Name, pp.AskMessage)
 		if err != nil {
 			errs = append(errs, &Error{Policy: p.Name, Field: "permission.ask_message", Err: err})
 		}
 		e.askMsg = m
-	}
-	if b.msg == nil {
-		errs = append(errs, &Error{Policy: p.Name, Field: "message", Err: errors.New("a permission policy needs a message")})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -267,32 +188,32 @@ func (e *permEngine) Check(command string) Verdict {
 	if e.normalize != nil {
 		content = e.normalize(command)
 	}
-	d := Data{Command: command, Tool: e.tool, Content: content, Mode: e.mode, Segment: content}
-	if e.mode == "bypassPermissions" {
+	d := Data{Command: command, Tool: e.tool, Content: content, Mode: string(e.mode), Segment: content}
+	if e.mode == spec.ModeBypassPermissions {
 		return e.allow()
 	}
 	if rule, ok := e.match(e.deny, content); ok {
-		d.PermissionRule, d.Rule, d.Decision = rule, rule, "deny"
-		return e.block("deny", &d, nil)
+		d.PermissionRule, d.Rule, d.Decision = rule, rule, string(spec.DecisionDeny)
+		return e.block(spec.DecisionDeny, &d, nil)
 	}
 	if rule, ok := e.match(e.ask, content); ok {
 		d.PermissionRule, d.Rule = rule, rule
 		switch {
-		case e.mode == "dontAsk":
-			d.Decision = "deny"
-			return e.block("deny", &d, nil)
-		case e.mode == "acceptEdits" && e.editTools[e.tool]:
+		case e.mode == spec.ModeDontAsk:
+			d.Decision = string(spec.DecisionDeny)
+			return e.block(spec.DecisionDeny, &d, nil)
+		case e.mode == spec.ModeAcceptEdits && e.editTools[e.tool]:
 			return e.allow()
 		}
-		d.Decision = "ask"
-		return e.block("ask", &d, e.askMsg)
+		d.Decision = string(spec.DecisionAsk)
+		return e.block(spec.DecisionAsk, &d, e.askMsg)
 	}
 	if _, ok := e.match(e.allows, content); ok {
 		return e.allow()
 	}
-	if e.mode == "strict" {
-		d.Decision = "deny"
-		return e.block("deny", &d, nil)
+	if e.mode == spec.ModeStrict {
+		d.Decision = string(spec.DecisionDeny)
+		return e.block(spec.DecisionDeny, &d, nil)
 	}
 	return e.allow()
 }

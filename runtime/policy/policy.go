@@ -7,8 +7,13 @@
 // source does is data in its YAML (patterns, order, case, split rule, messages), and a spec may combine
 // several policies by listing several `- policy:` checks.
 //
-// Each policy's examples are checked when it compiles, so a spec whose deny list disagrees with its own
-// examples does not load.
+// A policy's configuration is the spec's: its types, its checks (patterns in their dialect, rule syntax,
+// templates, the blocks each kind needs) and its defaults are in package spec, which checks and fills
+// the policies of a variant in Complete (with positions) and a policy given alone in CheckPolicy. This
+// package is the engine that compiles and evaluates a completed policy, as runtime/textcap is for
+// output. Each policy's examples are checked when it compiles (CompileVariant, as runtime.New, `agentbash
+// spec validate` and `agentbash gen` do), the one check only the engine can make, so a spec whose deny
+// list disagrees with its own examples does not load.
 //
 // The engines, by kind:
 //
@@ -35,6 +40,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"text/template"
 	"unicode/utf8"
@@ -58,7 +64,7 @@ type Verdict struct {
 	// Fail is the policy's failure as declared in the spec (its message is a template, not rendered here).
 	Fail *spec.Failure
 	// Decision is allow, deny or ask (ask only from permission policies).
-	Decision string
+	Decision spec.Decision
 }
 
 // String renders a verdict on one line for people: "allow", or the decision, policy and message.
@@ -69,7 +75,7 @@ func (v Verdict) String() string {
 		}
 		return "allow (" + v.Policy + ")"
 	}
-	return v.Decision + " (" + v.Policy + "): " + v.Message
+	return string(v.Decision) + " (" + v.Policy + "): " + v.Message
 }
 
 // Checker decides whether a command may run. Implementations are safe for concurrent use.
@@ -78,48 +84,10 @@ type Checker interface {
 }
 
 // Data is what a policy's message templates see.
-type Data struct {
-	// Command is the whole command as checked.
-	Command string
-	// Policy is the policy's name; Rule the matching rule's name (or its pattern).
-	Policy, Rule string
-	// Reason is the rule's reason, or the shell policy's finding.
-	Reason string
-	// Pattern is the source text of the matching pattern or substring.
-	Pattern string
-	// Match is the matched text; Groups are the submatches ([0] is the whole match, unmatched groups are
-	// empty); Char is Match when it is one character.
-	Match  string
-	Groups []string
-	Char   string
-	// Segment is the text the rule was tried on: a segment of a split policy, the command for a
-	// command-scope rule, the offending simple command for a shell policy.
-	Segment string
-	// Name is the command name a shell policy blocked (after folding and path reduction).
-	Name string
-	// Error is the parser's message for a command a shell policy could not parse.
-	Error string
-	// Tool, Decision, Content (the normalised command), PermissionRule (the matching rule as written) and
-	// Mode describe a permission verdict.
-	Tool, Decision, Content, PermissionRule, Mode string
-}
+type Data = spec.PolicyData
 
-// parseTemplate compiles a message template with the spec's template functions (goquote is Go's %q).
-func parseTemplate(name, text string) (*template.Template, error) {
-	return spec.ParseTemplateFor(name, text, Data{})
-}
-
-// sampleData fills every field so that compiling a template executes it once and finds unknown fields;
-// groups is the number of capture groups of the rule the template belongs to.
-func sampleData(groups int) Data {
-	g := make([]string, groups+1)
-	for i := range g {
-		g[i] = "g" + strconv.Itoa(i)
-	}
-	return Data{Command: "c", Policy: "p", Rule: "r", Reason: "r", Pattern: "p", Match: "m", Groups: g,
-		Char: "c", Segment: "s", Name: "n", Error: "e", Tool: "t", Decision: "deny", Content: "c",
-		PermissionRule: "r", Mode: "default"}
-}
+// Error is a policy that does not compile, or whose examples disagree with it.
+type Error = spec.PolicyError
 
 // message is a compiled message template.
 type message struct {
@@ -127,13 +95,12 @@ type message struct {
 	text string
 }
 
-func compileMessage(name, text string, groups int) (*message, error) {
-	t, err := parseTemplate(name, text)
+// compileMessage compiles a message template with the spec's template functions (goquote is Go's %q);
+// the spec's checks executed it on sample data.
+func compileMessage(name, text string) (*message, error) {
+	t, err := spec.ParseTemplateFor(name, text, Data{})
 	if err != nil {
 		return nil, fmt.Errorf("message template %q does not parse: %v", text, err)
-	}
-	if _, err := spec.Execute(t, sampleData(groups)); err != nil {
-		return nil, fmt.Errorf("message template %q fails on sample data: %v", text, err)
 	}
 	return &message{t: t, text: text}, nil
 }
@@ -159,11 +126,11 @@ type base struct {
 }
 
 func (b *base) allow() Verdict {
-	return Verdict{Allowed: true, Policy: b.name, Decision: "allow"}
+	return Verdict{Allowed: true, Policy: b.name, Decision: spec.DecisionAllow}
 }
 
 // block renders a deny (or ask) verdict with the rule's message, or the policy's.
-func (b *base) block(decision string, d *Data, m *message) Verdict {
+func (b *base) block(decision spec.Decision, d *Data, m *message) Verdict {
 	d.Policy = b.name
 	if m == nil {
 		m = b.msg
@@ -232,34 +199,19 @@ func (o *options) permissionsFor(name string) *HostPermissions {
 	return o.all
 }
 
-// Error is a policy that does not compile, or whose examples disagree with it.
-type Error struct {
-	// Policy is the policy's name.
-	Policy string
-	// Field locates the problem (rules[3].pattern, examples.blocked[2]), when known.
-	Field string
-	// Err is the problem.
-	Err error
-}
-
-func (e *Error) Error() string {
-	s := "policy " + strconv.Quote(e.Policy) + ": "
-	if e.Field != "" {
-		s += e.Field + ": "
-	}
-	return s + e.Err.Error()
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Compile compiles a policy: its patterns, templates and rules; then it checks the policy's examples against
-// the spec's own configuration; then it applies the host's options.
+// Compile compiles a policy given on its own: spec.CheckPolicy checks it and fills its defaults, as
+// spec.Variant.Complete does for the policies of a variant; then its patterns, templates and rules are
+// compiled, its examples checked against the spec's own configuration, and the host's options applied.
 func Compile(p spec.Policy, opts ...Option) (Checker, error) {
-	o := collect(opts)
-	p, err := resolve(p)
+	p, err := spec.CheckPolicy(p)
 	if err != nil {
 		return nil, err
 	}
+	return compileChecked(p, collect(opts))
+}
+
+// compileChecked compiles a checked policy with its defaults filled.
+func compileChecked(p spec.Policy, o *options) (Checker, error) {
 	c, err := build(p, nil)
 	if err != nil {
 		return nil, err
@@ -269,7 +221,7 @@ func Compile(p spec.Policy, opts ...Option) (Checker, error) {
 			return nil, err
 		}
 	}
-	if p.Kind == "permission" {
+	if p.Kind == spec.PolicyPermission {
 		if h := o.permissionsFor(p.Name); h != nil {
 			return build(p, h)
 		}
@@ -277,7 +229,8 @@ func Compile(p spec.Policy, opts ...Option) (Checker, error) {
 	return c, nil
 }
 
-// CompileAll compiles every policy of a spec, keyed by name; the error joins every policy's errors.
+// CompileAll compiles every policy of a list given on its own (as Compile does), keyed by name; the error
+// joins every policy's errors.
 func CompileAll(ps []spec.Policy, opts ...Option) (map[string]Checker, error) {
 	out := make(map[string]Checker, len(ps))
 	var errs []error
@@ -304,6 +257,44 @@ func CompileAll(ps []spec.Policy, opts ...Option) (map[string]Checker, error) {
 	return out, nil
 }
 
+// CompileVariant compiles the policies of a variant, keyed by name, and checks their examples. The
+// policies of a completed variant (spec.Load's, runtime.New's) are compiled as Complete checked and
+// filled them, and every error (an example that disagrees, a host's option) is a spec.Error at the
+// position of the policy's field in the spec file; those of a variant built in Go and not completed are
+// compiled as CompileAll compiles them.
+func CompileVariant(v *spec.Variant, opts ...Option) (map[string]Checker, error) {
+	if !v.Completed() {
+		return CompileAll(v.Policies, opts...)
+	}
+	o := collect(opts)
+	out := make(map[string]Checker, len(v.Policies))
+	var errs spec.Errors
+	for i, p := range v.Policies {
+		c, err := compileChecked(p, o)
+		if err == nil {
+			out[p.Name] = c
+			continue
+		}
+		var joined []error
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			joined = j.Unwrap()
+		} else {
+			joined = []error{err}
+		}
+		for _, e := range joined {
+			var pe *Error
+			if !errors.As(e, &pe) {
+				return nil, fmt.Errorf("%s: %w", v.File, err)
+			}
+			errs = append(errs, v.ErrorAt("/policies/"+strconv.Itoa(i)+spec.FieldPointer(pe.Field), "policy %q: %v", pe.Policy, pe.Err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
+}
+
 // resolve takes a policy that uses a library policy (a spec the loader has completed has none left).
 func resolve(p spec.Policy) (spec.Policy, error) {
 	if p.Use == "" {
@@ -316,59 +307,25 @@ func resolve(p spec.Policy) (spec.Policy, error) {
 	return r, nil
 }
 
+// build compiles a checked policy (spec.CheckPolicy, spec.Variant.Complete) with the host's permissions.
 func build(p spec.Policy, host *HostPermissions) (Checker, error) {
-	if p.Name == "" {
-		return nil, &Error{Policy: p.Name, Field: "name", Err: errors.New("a policy needs a name")}
-	}
 	b := base{name: p.Name, fail: p.Fail}
 	if p.Message != "" {
-		m, err := compileMessage(p.Name, p.Message, 9)
+		m, err := compileMessage(p.Name, p.Message)
 		if err != nil {
 			return nil, &Error{Policy: p.Name, Field: "message", Err: err}
 		}
 		b.msg = m
 	}
-	misplaced := func(field string, set bool) error {
-		if set {
-			return &Error{Policy: p.Name, Field: field, Err: fmt.Errorf("does not apply to kind %s", p.Kind)}
-		}
-		return nil
-	}
-	var errs []error
 	switch p.Kind {
-	case "regex", "substring":
-		errs = append(errs, misplaced("permission", p.Permission != nil), misplaced("shell", p.Shell != nil))
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
+	case spec.PolicyRegex, spec.PolicySubstring:
 		return compileRules(b, p)
-	case "permission":
-		errs = append(errs, misplaced("rules", len(p.Rules) > 0), misplaced("shell", p.Shell != nil),
-			misplaced("split", p.Split != nil))
-		if err := errors.Join(append(errs, noGroups(p.Name, b.msg))...); err != nil {
-			return nil, err
-		}
+	case spec.PolicyPermission:
 		return compilePermission(b, p, host)
-	case "shell":
-		errs = append(errs, misplaced("rules", len(p.Rules) > 0), misplaced("permission", p.Permission != nil),
-			misplaced("split", p.Split != nil))
-		if err := errors.Join(append(errs, noGroups(p.Name, b.msg))...); err != nil {
-			return nil, err
-		}
+	case spec.PolicyShell:
 		return compileShell(b, p)
 	}
 	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell)", p.Kind)}
-}
-
-// noGroups checks that a message works without capture groups (permission and shell verdicts have none).
-func noGroups(name string, m *message) error {
-	if m == nil {
-		return nil
-	}
-	if _, err := spec.Execute(m.t, sampleData(0)); err != nil {
-		return &Error{Policy: name, Field: "message", Err: fmt.Errorf("message template %q fails without capture groups: %v", m.text, err)}
-	}
-	return nil
 }
 
 // checkExamples runs the policy's examples: each blocked one must be blocked with its decision and exact
@@ -382,9 +339,6 @@ func checkExamples(p spec.Policy, c Checker) error {
 		field := fmt.Sprintf("examples.blocked[%d]", i)
 		v := c.Check(ex.Command)
 		want := ex.Decision
-		if want == "" {
-			want = "deny"
-		}
 		switch {
 		case v.Allowed:
 			errs = append(errs, &Error{Policy: p.Name, Field: field, Err: fmt.Errorf("%q is allowed, the example says %s", ex.Command, want)})
@@ -411,25 +365,25 @@ func CheckVariant(v *spec.Variant, tool, command string, opts ...Option) (Verdic
 	if err != nil {
 		return Verdict{}, err
 	}
-	for _, vd := range all {
+	return First(all), nil
+}
+
+// First is the first verdict that blocks, or an allowing verdict.
+func First(vs []Verdict) Verdict {
+	for _, vd := range vs {
 		if !vd.Allowed {
-			return vd, nil
+			return vd
 		}
 	}
-	return Verdict{Allowed: true, Decision: "allow"}, nil
+	return Verdict{Allowed: true, Decision: spec.DecisionAllow}
 }
 
 // CheckVariantAll is CheckVariant returning every policy check's verdict, in the tool's order, without
 // stopping at the first that blocks (a host stops there; this shows what each policy says).
 func CheckVariantAll(v *spec.Variant, tool, command string, opts ...Option) ([]Verdict, error) {
-	checkers, err := CompileAll(v.Policies, opts...)
-	if err != nil {
-		return nil, err
-	}
 	var t *spec.Tool
 	for i := range v.Tools {
-		k := v.Tools[i].Kind
-		if (tool == "" && (k == "" || k == "exec")) || (tool != "" && v.Tools[i].Name == tool) {
+		if (tool == "" && v.Tools[i].Kind == spec.KindExec) || (tool != "" && v.Tools[i].Name == tool) {
 			t = &v.Tools[i]
 			break
 		}
@@ -440,14 +394,31 @@ func CheckVariantAll(v *spec.Variant, tool, command string, opts ...Option) ([]V
 		}
 		return nil, fmt.Errorf("variant %s has no tool %q", v.ID, tool)
 	}
-	var out []Verdict
+	var names []string
 	for _, ch := range t.Checks {
 		if ch.Policy == "" {
 			continue
 		}
-		c, ok := checkers[ch.Policy]
-		if !ok {
+		if !slices.ContainsFunc(v.Policies, func(p spec.Policy) bool { return p.Name == ch.Policy }) {
 			return nil, fmt.Errorf("tool %s checks policy %q, which the variant does not declare", t.Name, ch.Policy)
+		}
+		names = append(names, ch.Policy)
+	}
+	return CheckPolicies(v, names, command, opts...)
+}
+
+// CheckPolicies runs the variant's policies named, in this order, on command and returns their verdicts.
+// The variant's policies are compiled (CompileVariant) and their examples checked first.
+func CheckPolicies(v *spec.Variant, names []string, command string, opts ...Option) ([]Verdict, error) {
+	checkers, err := CompileVariant(v, opts...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Verdict, 0, len(names))
+	for _, n := range names {
+		c, ok := checkers[n]
+		if !ok {
+			return nil, fmt.Errorf("variant %s has no policy %q", v.ID, n)
 		}
 		out = append(out, c.Check(command))
 	}

@@ -149,7 +149,7 @@ permission:
 		{"ls", "allow", ""},
 	} {
 		v := c.Check(tc.cmd)
-		if v.Decision != tc.decision || (tc.msg != "" && v.Message != tc.msg) {
+		if string(v.Decision) != tc.decision || (tc.msg != "" && v.Message != tc.msg) {
 			t.Errorf("%q: %+v", tc.cmd, v)
 		}
 	}
@@ -265,7 +265,7 @@ shell:
 func TestCheckVariant(t *testing.T) {
 	v := &spec.Variant{ID: "tr", Policies: loadPolicies(t, "toolregistry"), Tools: []spec.Tool{
 		{Name: "poll", Kind: "poll"},
-		{Name: "bash", Checks: []spec.Check{{NotBlank: "command"}, {Policy: "toolregistry_deny"}}},
+		{Name: "bash", Kind: spec.KindExec, Checks: []spec.Check{{NotBlank: "command"}, {Policy: "toolregistry_deny"}}},
 	}}
 	got, err := CheckVariant(v, "", "sudo ls")
 	if err != nil || got.Allowed || got.Message != "Dangerous command blocked: Privilege escalation via sudo" {

@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode"
 
@@ -39,72 +38,26 @@ type rule struct {
 	msg        *message
 }
 
+// compileRules compiles a checked regex or substring policy (spec.Policy.Rules, its defaults filled).
 func compileRules(b base, p spec.Policy) (Checker, error) {
-	d, err := parseDialect(p.Dialect)
-	if err != nil {
-		return nil, &Error{Policy: p.Name, Field: "dialect", Err: err}
-	}
+	d := parseDialect(p.Dialect)
 	e := &ruleEngine{base: b, d: d}
 	if p.Split != nil {
 		re, err := compileDialect(d, p.Split.Pattern, false)
 		if err != nil {
 			return nil, &Error{Policy: p.Name, Field: "split.pattern", Err: err}
 		}
-		if re.re.MatchString("") {
-			return nil, &Error{Policy: p.Name, Field: "split.pattern", Err: fmt.Errorf("pattern %q matches the empty string", p.Split.Pattern)}
-		}
 		e.split, e.strip, e.skip = &re, p.Split.Strip, p.Split.SkipEmpty
 	}
-	if len(p.Rules) == 0 {
-		return nil, &Error{Policy: p.Name, Field: "rules", Err: errors.New("a " + p.Kind + " policy needs rules")}
-	}
 	var errs []error
-	for i, r := range p.Rules {
-		field := fmt.Sprintf("rules[%d]", i)
+	for i := range p.Rules {
+		r := &p.Rules[i]
 		fail := func(sub string, err error) {
-			errs = append(errs, &Error{Policy: p.Name, Field: field + sub, Err: err})
+			errs = append(errs, &Error{Policy: p.Name, Field: fmt.Sprintf("rules[%d]", i) + sub, Err: err})
 		}
-		var patterns, subs []string
-		n := 0
-		if r.Pattern != "" {
-			patterns, n = append(patterns, r.Pattern), n+1
-		}
-		if len(r.Patterns) > 0 {
-			patterns, n = append(patterns, r.Patterns...), n+1
-		}
-		if r.Substring != "" {
-			subs, n = append(subs, r.Substring), n+1
-		}
-		if len(r.Substrings) > 0 {
-			subs, n = append(subs, r.Substrings...), n+1
-		}
-		if n != 1 {
-			fail("", errors.New("a rule has exactly one of pattern, patterns, substring, substrings"))
-			continue
-		}
-		if p.Kind == "substring" && len(patterns) > 0 {
-			fail("", errors.New("a substring policy has substring rules only (use kind regex)"))
-			continue
-		}
-		segments := e.split != nil
-		switch r.Scope {
-		case "":
-		case "command":
-			segments = false
-		case "segments":
-			if e.split == nil {
-				fail(".scope", errors.New("scope segments needs the policy's split"))
-				continue
-			}
-			segments = true
-		default:
-			fail(".scope", fmt.Errorf("unknown scope %q (command, segments)", r.Scope))
-			continue
-		}
-		ic := p.IgnoreCase
-		if r.IgnoreCase != nil {
-			ic = *r.IgnoreCase
-		}
+		patterns, subs, _ := r.RuleTexts()
+		segments := r.Scope == spec.ScopeSegments
+		ic := r.IgnoresCase(&p)
 		var unless *dpattern
 		if r.Unless != "" {
 			u, err := compileDialect(d, r.Unless, ic)
@@ -114,23 +67,17 @@ func compileRules(b base, p spec.Policy) (Checker, error) {
 			}
 			unless = &u
 		}
-		add := func(cr *rule, groups int) {
-			if r.Message != "" {
-				m, err := compileMessage(p.Name, r.Message, groups)
-				if err != nil {
-					fail(".message", err)
-					return
-				}
-				cr.msg = m
-			} else if b.msg != nil {
-				if err := b.msg.t.Execute(io.Discard, sampleData(groups)); err != nil {
-					fail("", fmt.Errorf("the policy's message fails on this rule: %v", err))
-					return
-				}
-			} else if cr.reason == "" {
-				fail("", errors.New("a rule needs a message or a reason when the policy has no message"))
-				return
+		var msg *message
+		if r.Message != "" {
+			m, err := compileMessage(p.Name, r.Message)
+			if err != nil {
+				fail(".message", err)
+				continue
 			}
+			msg = m
+		}
+		add := func(cr *rule) {
+			cr.msg = msg
 			if cr.name == "" {
 				cr.name = cr.source
 			}
@@ -146,10 +93,10 @@ func compileRules(b base, p spec.Policy) (Checker, error) {
 				fail(".pattern", err)
 				continue
 			}
-			add(&rule{name: r.Name, reason: r.Reason, source: pat, re: &re, ignoreCase: ic, unless: unless}, re.re.NumSubexp())
+			add(&rule{name: r.Name, reason: r.Reason, source: pat, re: &re, ignoreCase: ic, unless: unless})
 		}
 		for _, s := range subs {
-			add(&rule{name: r.Name, reason: r.Reason, source: s, substring: true, ignoreCase: ic, unless: unless}, 0)
+			add(&rule{name: r.Name, reason: r.Reason, source: s, substring: true, ignoreCase: ic, unless: unless})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

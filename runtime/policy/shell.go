@@ -16,16 +16,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Default texts of a shell policy's own findings.
-const (
-	defaultUnparsable = "the command could not be parsed"
-	defaultDynamic    = "the command name or script is only known at run time"
-	defaultTooDeep    = "nested scripts are too deep to check"
-	defaultForkBomb   = "fork bomb"
-	defaultRemote     = "downloaded code is run"
-	defaultMaxDepth   = 8
-)
-
 // shellEngine is a shell-parsing policy.
 type shellEngine struct {
 	base
@@ -49,7 +39,7 @@ type shellEngine struct {
 }
 
 type wrapper struct {
-	runs        string
+	runs        spec.WrapperRuns
 	valueOpts   map[string]bool
 	positionals int
 	assignments bool
@@ -100,73 +90,32 @@ func set(list []string) map[string]bool {
 	return m
 }
 
+// compileShell compiles a checked shell policy (its defaults filled).
 func compileShell(b base, p spec.Policy) (Checker, error) {
 	sp := p.Shell
-	if sp == nil {
-		return nil, &Error{Policy: p.Name, Field: "shell", Err: errors.New("a shell policy needs a shell block")}
-	}
-	if b.msg == nil {
-		return nil, &Error{Policy: p.Name, Field: "message", Err: errors.New("a shell policy needs a message")}
-	}
 	e := &shellEngine{base: b, maxDepth: sp.MaxDepth, wrappers: map[string]*wrapper{}, forkBombs: sp.ForkBombs,
-		reasons: sp.Reasons, remoteSrc: map[string]bool{}, remoteSink: map[string]bool{}}
-	var errs []error
-	fail := func(field string, err error) { errs = append(errs, &Error{Policy: p.Name, Field: field, Err: err}) }
+		reasons: sp.Reasons, remoteSrc: map[string]bool{}, remoteSink: map[string]bool{},
+		dynDeny: sp.Dynamic == spec.DynamicDeny}
 	switch sp.Dialect {
-	case "", "bash":
-		e.lang = syntax.LangBash
-	case "posix":
+	case spec.ShellPOSIX:
 		e.lang = syntax.LangPOSIX
-	case "mksh":
+	case spec.ShellMksh:
 		e.lang = syntax.LangMirBSDKorn
 	default:
-		fail("shell.dialect", fmt.Errorf("unknown dialect %q (bash, posix, mksh)", sp.Dialect))
+		e.lang = syntax.LangBash
 	}
-	switch sp.Dynamic {
-	case "", "deny":
-		e.dynDeny = true
-	case "allow":
-	default:
-		fail("shell.dynamic", fmt.Errorf("unknown dynamic %q (deny, allow)", sp.Dynamic))
-	}
-	if e.maxDepth <= 0 {
-		e.maxDepth = defaultMaxDepth
-	}
-	for k, v := range map[*string]string{&e.reasons.Unparsable: defaultUnparsable, &e.reasons.Dynamic: defaultDynamic,
-		&e.reasons.TooDeep: defaultTooDeep, &e.reasons.ForkBomb: defaultForkBomb, &e.reasons.Remote: defaultRemote} {
-		if *k == "" {
-			*k = v
-		}
-	}
+	var errs []error
+	fail := func(field string, err error) { errs = append(errs, &Error{Policy: p.Name, Field: field, Err: err}) }
 	names := map[string]bool{}
 	for i, w := range sp.Wrappers {
-		field := fmt.Sprintf("shell.wrappers[%d]", i)
 		cw := &wrapper{runs: w.Runs, valueOpts: set(w.OptionsWithValue), positionals: w.Positionals,
 			assignments: w.Assignments, splitOpts: set(w.SplitOptions), scriptOpts: set(w.ScriptOptions),
 			noExecOpts: set(w.NoExecOptions), execOpts: set(w.ExecOptions), appends: w.AppendsOperands,
 			replaceOpts: set(w.ReplaceOptions), optOpts: set(w.OptionsWithOptionalValue)}
-		switch cw.runs {
-		case "":
-			cw.runs = "command"
-		case "command", "script", "first_script", "shell", "alias", "source", "stdin", "none":
-		default:
-			fail(field+".runs", fmt.Errorf("unknown runs %q", w.Runs))
-		}
-		if err := compileReach(cw, w, field); err != nil {
+		if err := compileReach(cw, w, fmt.Sprintf("shell.wrappers[%d]", i)); err != nil {
 			errs = append(errs, &Error{Policy: p.Name, Field: err.field, Err: err.err})
 		}
-		if len(w.Names) == 0 {
-			fail(field+".names", errors.New("a wrapper needs names"))
-		}
-		for _, o := range w.ReplaceOptions {
-			if !cw.valueOpts[o] && !cw.optOpts[o] {
-				fail(field+".replace_options", fmt.Errorf("%s is not in options_with_value or options_with_optional_value", o))
-			}
-		}
 		for _, n := range w.Names {
-			if _, dup := e.wrappers[n]; dup {
-				fail(field+".names", fmt.Errorf("wrapper %q is described twice", n))
-			}
 			e.wrappers[n] = cw
 			names[n] = true
 		}
@@ -176,10 +125,9 @@ func compileShell(b base, p spec.Policy) (Checker, error) {
 		e.remoteSink = set(r.Sinks)
 	}
 	for i, r := range sp.Rules {
-		field := fmt.Sprintf("shell.rules[%d]", i)
 		cr, err := compileShellRule(r)
 		if err != nil {
-			fail(field, err)
+			fail(fmt.Sprintf("shell.rules[%d]", i), err)
 			continue
 		}
 		if cr.name == "" {
@@ -242,12 +190,10 @@ func literalStart(pat string) string {
 	return ""
 }
 
+// compileShellRule compiles a checked shell rule.
 func compileShellRule(r spec.ShellRule) (*shellRule, error) {
 	cr := &shellRule{name: r.Name, reason: r.Reason, subcommands: set(r.Subcommands), valueOpts: set(r.OptionsWithValue),
 		dynOperands: r.DynamicOperands}
-	if r.Reason == "" {
-		return nil, errors.New("a rule needs a reason")
-	}
 	for _, c := range r.Commands {
 		if pattern.HasMeta(c, 0) {
 			re, ok := shellexpand.GlobRegexp(c)
@@ -260,21 +206,9 @@ func compileShellRule(r spec.ShellRule) (*shellRule, error) {
 		cr.cmds = append(cr.cmds, cmdMatcher{lit: c})
 	}
 	for _, g := range r.Flags {
-		if len(g) == 0 {
-			return nil, errors.New("an empty flag group")
-		}
 		var group []flagSpec
 		for _, f := range g {
-			switch {
-			case strings.HasPrefix(f, "--") && len(f) > 2:
-				group = append(group, flagSpec{kind: 'l', val: f})
-			case strings.HasPrefix(f, "-") && len(f) == 2:
-				group = append(group, flagSpec{kind: 's', val: f})
-			case strings.HasPrefix(f, "-") && len(f) > 2:
-				group = append(group, flagSpec{kind: 'w', val: f})
-			default:
-				return nil, fmt.Errorf("flag %q is not -x, --long or -word", f)
-			}
+			group = append(group, flagSpec{kind: spec.FlagKind(f), val: f})
 		}
 		cr.flags = append(cr.flags, group)
 	}
@@ -298,9 +232,6 @@ func compileShellRule(r spec.ShellRule) (*shellRule, error) {
 	}
 	if cr.redirects, err = compile(r.Redirects); err != nil {
 		return nil, err
-	}
-	if len(cr.cmds) == 0 && len(cr.redirects) == 0 {
-		return nil, errors.New("a rule needs commands or redirects")
 	}
 	return cr, nil
 }

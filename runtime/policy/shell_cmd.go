@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentbash/agentbash/runtime/policy/shellexpand"
 	"github.com/agentbash/agentbash/runtime/policy/shellsyntax"
+	"github.com/agentbash/agentbash/spec"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -291,9 +292,9 @@ func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 		sc.execOptions(w, rest, cc)
 	}
 	switch w.runs {
-	case "command":
+	case spec.RunsCommand:
 		sc.unwrapCommand(w, rest, cc)
-	case "script", "first_script":
+	case spec.RunsScript, spec.RunsFirstScript:
 		ops, ok := sc.wrapperOperands(w, rest, cc)
 		if !ok || len(ops) == 0 {
 			return
@@ -302,7 +303,7 @@ func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 			sc.perInput(w, ops, cc)
 			return
 		}
-		if w.runs == "first_script" {
+		if w.runs == spec.RunsFirstScript {
 			ops = ops[:1]
 		}
 		joined := shellexpand.Literal("")
@@ -318,7 +319,7 @@ func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 		}
 		joined.Src = ops[0].Src
 		sc.scriptField(joined, cc, sc.Vars())
-	case "alias":
+	case spec.RunsAlias:
 		ops, _ := sc.wrapperOperands(w, rest, cc)
 		for _, f := range ops {
 			if _, val, ok := strings.Cut(f.Val, "="); ok {
@@ -332,18 +333,18 @@ func (sc *scope) unwrap(w *wrapper, args []shellexpand.Field, cc *callCtx) {
 				sc.scriptField(v, cc, sc.Vars())
 			}
 		}
-	case "source":
+	case spec.RunsSource:
 		ops, _ := sc.wrapperOperands(w, rest, cc)
 		if len(ops) > 0 {
 			sc.scriptFile(ops[0], cc, reader{})
 		}
-	case "shell":
+	case spec.RunsShell:
 		sc.shell(w, rest, cc)
-	case "stdin":
+	case spec.RunsStdin:
 		if _, ok := sc.wrapperOperands(w, rest, cc); ok {
 			sc.stdin(cc, 0, reader{})
 		}
-	case "none":
+	case spec.RunsNone:
 		sc.none(w, rest, cc)
 	}
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -44,23 +43,16 @@ type fieldError struct {
 	err   error
 }
 
-// compileReach compiles a wrapper's option commands, code and input separators.
+// compileReach compiles a checked wrapper's option commands, code and input separators.
 func compileReach(cw *wrapper, w spec.ShellWrapper, field string) *fieldError {
 	for i, oc := range w.OptionCommands {
-		f := fmt.Sprintf("%s.option_commands[%d]", field, i)
-		if len(oc.Options) == 0 {
-			return &fieldError{f + ".options", errors.New("an option command needs options")}
-		}
 		c := &optCommand{prefix: oc.Prefix, subcommands: set(oc.Subcommands)}
 		for _, k := range oc.Keys {
 			re, ok := shellexpand.GlobRegexp(strings.ToLower(k))
 			if !ok {
-				return &fieldError{f + ".keys", fmt.Errorf("key pattern %q does not compile", k)}
+				return &fieldError{fmt.Sprintf("%s.option_commands[%d].keys", field, i), fmt.Errorf("key pattern %q does not compile", k)}
 			}
 			c.keys = append(c.keys, re)
-		}
-		if len(oc.Subcommands) > 0 && len(oc.Keys) == 0 {
-			return &fieldError{f + ".subcommands", errors.New("subcommands read KEY VALUE operands: they need keys")}
 		}
 		if cw.optCmds == nil {
 			cw.optCmds = map[string][]*optCommand{}
@@ -73,25 +65,13 @@ func compileReach(cw *wrapper, w spec.ShellWrapper, field string) *fieldError {
 		}
 	}
 	if c := w.Code; c != nil {
-		if !inlinecode.Known(c.Language) {
-			return &fieldError{field + ".code.language", fmt.Errorf("unknown language %q (%v)", c.Language, inlinecode.Languages)}
-		}
-		if len(c.Options) == 0 && !c.Operand && !c.PlusOperands && !c.Stdin {
-			return &fieldError{field + ".code", errors.New("code needs options, operand, plus_operands or stdin")}
-		}
-		if cw.runs != "none" {
-			return &fieldError{field + ".code", errors.New("a program that takes code runs none of its operands as a command (runs: none)")}
-		}
 		cw.code = &codeSpec{lang: inlinecode.Language(c.Language), opts: set(c.Options), fileOpts: set(c.FileOptions),
 			operand: c.Operand, plus: c.PlusOperands, stdins: c.Stdin}
 	}
 	if len(w.InputSeparators) > 0 {
-		if cw.runs != "script" {
-			return &fieldError{field + ".input_separators", errors.New("input separators end the command of runs: script")}
-		}
 		cw.inputSeps = set(w.InputSeparators)
 	}
-	cw.readsOptions = cw.runs == "none" && (len(cw.scriptOpts)+len(cw.splitOpts)+len(cw.optCmds) > 0 || cw.code != nil)
+	cw.readsOptions = cw.runs == spec.RunsNone && (len(cw.scriptOpts)+len(cw.splitOpts)+len(cw.optCmds) > 0 || cw.code != nil)
 	return nil
 }
 

@@ -19,7 +19,7 @@ func assertVerdict(t *testing.T, cmd string, v Verdict, decision, want string) {
 		t.Errorf("%q: allowed, upstream blocks it with %q", cmd, want)
 		return
 	}
-	if v.Decision != decision {
+	if string(v.Decision) != decision {
 		t.Errorf("%q: decision %s, upstream %s", cmd, v.Decision, decision)
 	}
 	if v.Message != want {

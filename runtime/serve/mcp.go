@@ -95,7 +95,7 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 		if out := toolschema.Output(t); out != nil {
 			tool.OutputSchema = json.RawMessage(out)
 		}
-		m.srv.AddTool(tool, m.handler(t.Name, string(t.Results.Format) == "json"))
+		m.srv.AddTool(tool, m.handler(t.Name, t.Results.Format == spec.FormatJSON))
 	}
 	if v.UnknownTool != nil {
 		m.srv.AddReceivingMiddleware(m.unknownTool(v))
