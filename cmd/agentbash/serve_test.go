@@ -418,8 +418,10 @@ func TestServeGrowth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		// The end of the input ends the server, and every shell it started.
+		// The end of the input ends the server, and every shell it started. What it still writes is
+		// read, so that a test that stopped reading (a failure) cannot leave it blocked on its output.
 		stdin.Close()
+		go io.Copy(io.Discard, stdout)
 		cmd.Wait()
 		deadline := time.Now().Add(10 * time.Second)
 		for len(proctest.WithEnv(marker)) > 0 && time.Now().Before(deadline) {

@@ -51,7 +51,8 @@ type PoolOptions struct {
 	Workspace string
 	// MaxEngines bounds the engines kept open (default 64). A new workspace past it takes the place of
 	// the least recently used engine that has no call in flight and runs no background shell or session
-	// (one that holds nothing first); when there is none, its request is refused.
+	// (one that holds nothing first); when there is none, its request waits for an engine whose calls
+	// end, and is refused when every engine runs a background shell or session.
 	MaxEngines int
 	// IdleTimeout closes an engine that had no call for this long and runs no background shell or
 	// session (default 10 minutes; negative: never).
@@ -60,8 +61,9 @@ type PoolOptions struct {
 
 // Pool runs a variant with one engine per workspace, created on first use and closed when it runs
 // nothing: the least recently used beyond a bound, and any unused for a while. It never closes an engine
-// whose background shell or session is running (only Close does): past the bound with every engine
-// busy, a new workspace is refused. An engine closed with finished shells or sessions nobody read yet
+// whose background shell or session is running (only Close does): past the bound, a new workspace
+// waits while some engine is busy only with calls (they end by themselves), and is refused when every
+// engine runs a background shell or session. An engine closed with finished shells or sessions nobody read yet
 // loses them; the tool's unknown-id error then says so when the model names one ("shell X was closed:
 // its workspace's engine was reclaimed, ..."). It is safe for concurrent use. Close cancels the calls in
 // flight and closes every engine.
@@ -77,6 +79,7 @@ type Pool struct {
 	byDir  map[string]*entry
 	lru    *list.List // of *entry, most recently used first
 	closed bool
+	freed  chan struct{} // closed (and replaced) when a call ends: an engine may have become free
 	stopGC chan struct{}
 	notes  map[noteKey]note // what the model is told of a shell or session a reclaimed engine held
 	order  []noteRef        // the notes, oldest first (bounded: maxNotes)
@@ -122,7 +125,7 @@ func NewPool(v *spec.Variant, o PoolOptions) *Pool {
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	p := &Pool{o: o, byDir: map[string]*entry{}, lru: list.New(), stopGC: make(chan struct{}), notes: map[noteKey]note{}}
+	p := &Pool{o: o, byDir: map[string]*entry{}, lru: list.New(), freed: make(chan struct{}), stopGC: make(chan struct{}), notes: map[noteKey]note{}}
 	p.base, p.cancel = context.WithCancel(context.Background())
 	if o.IdleTimeout > 0 {
 		go p.sweep()
@@ -145,7 +148,7 @@ func (p *Pool) Call(ctx context.Context, workspace, tool string, params json.Raw
 	if !filepath.IsAbs(workspace) {
 		return nil, fmt.Errorf("serve: the workspace %q is not an absolute path", workspace)
 	}
-	e, err := p.acquire(filepath.Clean(workspace))
+	e, err := p.acquire(ctx, filepath.Clean(workspace))
 	if err != nil {
 		return nil, err
 	}
@@ -217,41 +220,76 @@ func idText(raw json.RawMessage) string {
 	return ""
 }
 
-// errNoRoom refuses a new workspace when every engine is busy.
+// errNoRoom refuses a new workspace when every engine runs a background shell or session.
 func (p *Pool) errNoRoom(dir string) error {
-	return fmt.Errorf("serve: no engine for the workspace %s: all %d engines (the limit) have a call in flight or a running background shell or session, which the server does not kill to make room; end one, or raise the limit", dir, p.o.MaxEngines)
+	return fmt.Errorf("serve: no engine for the workspace %s: all %d engines (the limit) have a running background shell or session, which the server does not kill to make room; end one, or raise the limit", dir, p.o.MaxEngines)
 }
 
-func (p *Pool) acquire(dir string) (*entry, error) {
+// acquire returns the workspace's engine, made on first use, with one more call in flight. Past the
+// bound, a new workspace takes the place of an engine that runs nothing; while every engine is busy but
+// some only with calls (which end by themselves), it waits for one of them, as long as ctx allows; when
+// every engine runs a background shell or session, it is refused.
+func (p *Pool) acquire(ctx context.Context, dir string) (*entry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return nil, ErrClosed
-	}
-	e, ok := p.byDir[dir]
-	if !ok {
-		if len(p.byDir) >= p.o.MaxEngines && !p.evictLocked() {
-			return nil, p.errNoRoom(dir)
+	for {
+		if p.closed {
+			return nil, ErrClosed
 		}
-		eng, err := p.o.New(dir)
-		if err != nil {
-			return nil, err
+		e, ok := p.byDir[dir]
+		if ok {
+			p.lru.MoveToFront(e.el)
+		} else {
+			if len(p.byDir) >= p.o.MaxEngines && !p.evictLocked() {
+				if !p.willFreeLocked() {
+					return nil, p.errNoRoom(dir)
+				}
+				freed := p.freed
+				p.mu.Unlock()
+				select {
+				case <-freed:
+				case <-ctx.Done():
+				case <-p.base.Done():
+				}
+				p.mu.Lock()
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("serve: no engine for the workspace %s: all %d engines (the limit) were busy until the call was cancelled: %w", dir, p.o.MaxEngines, err)
+				}
+				continue
+			}
+			eng, err := p.o.New(dir)
+			if err != nil {
+				return nil, err
+			}
+			e = &entry{dir: dir, eng: eng}
+			e.el = p.lru.PushFront(e)
+			p.byDir[dir] = e
 		}
-		e = &entry{dir: dir, eng: eng}
-		e.el = p.lru.PushFront(e)
-		p.byDir[dir] = e
-	} else {
-		p.lru.MoveToFront(e.el)
+		e.busy++
+		p.calls.Add(1)
+		return e, nil
 	}
-	e.busy++
-	p.calls.Add(1)
-	return e, nil
+}
+
+// willFreeLocked reports whether an engine that cannot be closed now will become closable by itself: it
+// has calls in flight and runs no background shell or session.
+func (p *Pool) willFreeLocked() bool {
+	for _, e := range p.byDir {
+		if e.busy > 0 {
+			if _, _, running := e.eng.Held(); running == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (p *Pool) release(e *entry) {
 	p.mu.Lock()
 	e.busy--
 	e.last = time.Now()
+	close(p.freed)
+	p.freed = make(chan struct{})
 	p.mu.Unlock()
 	p.calls.Done()
 }

@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,4 +159,60 @@ func running(p *Pool, dir string) int {
 	}
 	_, _, n := e.eng.Held()
 	return n
+}
+
+// Past the engine limit, a new workspace waits while every engine is busy only with calls (they end by
+// themselves) and is served once one ends, instead of being refused; a call cancelled while it waits says
+// so.
+func TestPoolLimitWaitsForCalls(t *testing.T) {
+	p := NewPool(mustSpec(t, "codex"), PoolOptions{MaxEngines: 1, IdleTimeout: -1})
+	defer p.Close()
+	a, b := t.TempDir(), t.TempDir()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(a, "started")
+	aDone := make(chan error, 1)
+	go func() {
+		res, err := poolCall(t, p, a, "shell_command", `{"command":"touch started; cat `+fifo+`"}`)
+		if err == nil && !strings.Contains(res, "released") {
+			err = fmt.Errorf("a's answer: %s", res)
+		}
+		aDone <- err
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) { // a bounded poll: a's call runs
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a's call never started")
+		}
+	}
+	// A call that gives up while it waits is refused, saying why.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Call(ctx, b, "shell_command", json.RawMessage(`{"command":"echo hi"}`)); err == nil || !strings.Contains(err.Error(), "busy until the call was cancelled") {
+		t.Fatalf("b cancelled while a's call runs: %v", err)
+	}
+	bDone := make(chan error, 1)
+	go func() {
+		res, err := poolCall(t, p, b, "shell_command", `{"command":"echo hi"}`)
+		if err == nil && !strings.Contains(res, "hi") {
+			err = fmt.Errorf("b's answer: %s", res)
+		}
+		bDone <- err
+	}()
+	if err := os.WriteFile(fifo, []byte("released\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-aDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-bDone; err != nil {
+		t.Fatalf("b past the limit while a's engine was busy with a call: %v", err)
+	}
+	if p.Len() != 1 {
+		t.Errorf("%d engines open, want 1", p.Len())
+	}
 }
