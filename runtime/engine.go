@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentbash/agentbash/runtime/internal/live"
 	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/sandbox"
@@ -112,8 +113,8 @@ type Engine struct {
 	cfg      config
 	tools    map[string]*tool
 	policies map[string]policy.Checker
-	bg       *registry
-	sess     *sessionRegistry
+	bg       *live.Registry[*bgShell]
+	sess     *live.Registry[*session]
 	redact   *redactor
 	sandbox  *sandbox.Sandbox // nil: commands run unconfined
 	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
@@ -174,8 +175,8 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	if e.sandbox, err = e.newSandbox(); err != nil {
 		return nil, err
 	}
-	e.bg = newRegistry(v.Background)
-	e.sess = newSessionRegistry(v.Sessions)
+	e.bg = live.New[*bgShell](backgroundPolicy(v.Background))
+	e.sess = live.New[*session](sessionPolicy(v.Sessions))
 	if e.redact, err = newRedactor(v.Redact); err != nil {
 		return nil, fmt.Errorf("%s: redact: %w", v.File, err)
 	}
@@ -286,8 +287,8 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	e.mu.Unlock()
-	e.bg.close()
-	e.sess.close()
+	e.bg.Close()
+	e.sess.Close()
 	e.carry.close()
 	if e.sandbox != nil {
 		e.sandbox.Close()
