@@ -1,7 +1,10 @@
 // Package runtime executes any agentbash spec: it validates parameters, runs the ordered checks, starts
 // the shell (through runtime/proc, the only code that starts processes), captures and decodes output
 // (runtime/textcap), applies policies (runtime/policy) and shapes each outcome into the value the host
-// receives. It knows no variant by name: everything variant-specific comes from the spec.
+// receives. It knows no variant by name: everything variant-specific comes from the spec. It is the API
+// users call (New, Engine.Call, Close, the options, ToolError); what generated adapters share is in
+// runtime/genimpl, and the registry of the processes that outlive their call (background shells and
+// sessions) in runtime/internal/live.
 //
 // Where the tools it reproduces differ among themselves in how they treat processes, the runtime answers
 // one way for every spec, and specs do not list these as deviations:
