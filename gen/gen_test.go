@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (testdata/golden/*/*_gen.go and ../variants/*/*_gen.go)")
