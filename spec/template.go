@@ -104,6 +104,17 @@ type Data struct {
 	// Sessions are the sessions, for session_list: each .ID, .Command, .Pid, .Running, .ExitCode, .Started,
 	// .Tty.
 	Sessions []SessionInfo
+
+	// What hosts report around a command (hostfeatures.go).
+
+	// PidsFile is, in shell.wrap's template with pids_file, the file the wrapped command writes its
+	// background jobs' pids to.
+	PidsFile string
+	// BackgroundPids are the pids the wrapped command reported (shell.wrap.pids_file), the shell's own
+	// left out.
+	BackgroundPids []int
+	// Binary reports binary output (output.binary): the output ends before the read that held it.
+	Binary bool
 }
 
 // SessionInfo describes one session in a listing.
