@@ -226,6 +226,9 @@ func (c *call) exec() (json.RawMessage, error) {
 			go func(w *wrapped) { <-p.Done(); w.remove() }(wrap)
 			wrap = nil
 		}
+		if err := c.waitBackground(p, st); err != nil {
+			return nil, err
+		}
 		return c.render(spec.OutcomeBackground)
 	}
 

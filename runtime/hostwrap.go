@@ -2,12 +2,16 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -88,4 +92,36 @@ func (a activity) Write(p []byte) (int, error) {
 	default:
 	}
 	return a.w.Write(p)
+}
+
+// waitBackground waits, for a tool with a wait block, the window of a start in the background: the
+// parameter with role yield as sent (a negative one as 0) or the default, clamped to the range. Then the
+// data holds the output so far and whether the command still runs (its exit, if it ended).
+func (c *call) waitBackground(p *proc.Process, st *streams) error {
+	w := c.t.spec.Wait
+	if w == nil {
+		return nil
+	}
+	v := w.Default
+	if prm := c.t.spec.Param(spec.RoleYield); prm != nil {
+		if n, ok := c.params[prm.Name].(json.Number); ok {
+			f, err := n.Float64()
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return c.invalid(prm.Name, "must be a number")
+			}
+			v = max(f, 0)
+		}
+	}
+	timer := time.NewTimer(w.Window(v, false))
+	defer timer.Stop()
+	select {
+	case <-p.Done():
+		c.data.Running = false
+		c.fillExit(p.Exit())
+	case <-timer.C:
+	case <-c.ctx.Done():
+		return c.ctx.Err() // the shell stays registered, as a start the host gave up on
+	}
+	c.fillStreams(st.snapshots())
+	return nil
 }

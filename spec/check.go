@@ -277,7 +277,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	c.sessionTool(ptr, t, kind, roles)
-	c.hostFeatures(ptr, t)
+	c.hostFeatures(ptr, t, kind, roles)
 	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
 		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}

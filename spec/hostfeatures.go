@@ -30,7 +30,23 @@ type BinaryOutput struct {
 const MaxBinarySample = 1 << 20
 
 // hostFeatures checks the blocks of hostfeatures.go on one tool.
-func (c *checker) hostFeatures(ptr string, t *Tool) {
+func (c *checker) hostFeatures(ptr string, t *Tool, kind Kind, roles map[Role]string) {
+	if w := t.Wait; w != nil {
+		if _, bg := roles[RoleBackground]; kind != KindExec || !bg {
+			c.errf(ptr+"/wait", "wait applies to an exec tool with a parameter of role background")
+		}
+		if w.Empty != nil {
+			c.errf(ptr+"/wait/empty", "empty applies to a session_write's yield window, not to wait")
+		}
+		if w.Min != nil && w.Max != nil && *w.Min > *w.Max {
+			c.errf(ptr+"/wait/min", "min %v is greater than max %v", *w.Min, *w.Max)
+		}
+		unit := w.Unit
+		if unit == "" {
+			unit = Milliseconds
+		}
+		c.atMost(ptr+"/wait/default", "default", w.Default, unit.Of(MaxTimeout))
+	}
 	if tm := t.Timeout; tm != nil && tm.Idle && tm.Expiry == ExpiryBackground {
 		c.errf(ptr+"/timeout/idle", "an idle timeout kills (expiry kill): a command that went quiet is not moved to the background")
 	}

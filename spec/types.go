@@ -208,6 +208,13 @@ type Tool struct {
 	// Results shapes each outcome into what the host receives.
 	Results Results `yaml:"results" json:"results"`
 
+	// Waiting on the background (hostfeatures.go).
+
+	// Wait is how long a start in the background (an exec tool whose background parameter is true) waits
+	// before it answers, with the output so far and .Running false if the command ended by then; a
+	// parameter with role yield sets it per call (in Wait.Unit, clamped to its range; a negative value is 0).
+	Wait *Yield `yaml:"wait,omitempty" json:"wait,omitempty"`
+
 	outcomes []Outcome // result cases in file order (Complete)
 	gotool   *GoTool   // the Go model (Complete)
 }
