@@ -152,6 +152,18 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	if len(e.cfg.named) == 0 {
 		e.cfg.named = []Workspace{{Name: filepath.Base(abs), Dir: abs}}
 	}
+	seen := make(map[string]bool, len(e.cfg.named))
+	for i, w := range e.cfg.named {
+		switch {
+		case w.Name == "":
+			return nil, fmt.Errorf("workspace %d has no name", i+1)
+		case seen[w.Name]:
+			return nil, fmt.Errorf("workspace %q is named twice", w.Name)
+		case w.Dir == "":
+			return nil, fmt.Errorf("workspace %q has no directory", w.Name)
+		}
+		seen[w.Name] = true
+	}
 	for i := range e.cfg.named {
 		if e.cfg.named[i].Dir, err = filepath.Abs(e.cfg.named[i].Dir); err != nil {
 			return nil, err
