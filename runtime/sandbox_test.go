@@ -17,6 +17,7 @@ import (
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/sandbox"
+	"github.com/agentbash/agentbash/runtime/sandbox/sandboxtest"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -398,7 +399,7 @@ func mustString(t *testing.T, raw json.RawMessage) string {
 func TestSandboxMissingMechanism(t *testing.T) {
 	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
 	requireSandbox(t, c)
-	defer sandbox.Simulate(sandbox.Landlock, "disabled by the test")()
+	defer sandboxtest.Simulate(sandbox.Landlock, "disabled by the test")()
 	const want = "sandbox: cannot confine the command, this machine lacks landlock (disabled by the test); the command did not run"
 	for _, tc := range []struct {
 		id string
