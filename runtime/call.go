@@ -612,6 +612,7 @@ func resolveLenient(p string) string {
 // within reports whether p is root or below it.
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
+	// mutate: workdir-dotdot
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 

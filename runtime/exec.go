@@ -332,8 +332,10 @@ func (c *call) fillExit(x proc.Exit) {
 		case spec.SignalMinusOne:
 			c.data.ExitCode = -1
 		case spec.SignalShell:
+			// mutate: signal-exit-shell
 			c.data.ExitCode = 128 + sig
 		default:
+			// mutate: signal-exit-negative
 			c.data.ExitCode = -sig
 		}
 	}

@@ -106,6 +106,7 @@ func (v *Variant) check() Errors {
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
 		c.errf("/shell", "shell needs argv or embedded: true")
 	}
+	// mutate: argv-embedded
 	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
 		c.errf("/shell", "shell has both argv and embedded: choose one")
 	}
