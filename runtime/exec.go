@@ -59,7 +59,7 @@ func newStreams(t *tool) *streams {
 func spillCapacity(cfg *textcap.Config, sp *spec.Spill, alone bool) {
 	cfg.CountLines = true
 	if alone {
-		cfg.Unit = sizeUnit(sp.Over.Unit)
+		cfg.Unit = sizeUnit(sp.Preview.Unit)
 		cfg.Head = safetyCap
 		if cfg.Unit == textcap.Chars {
 			cfg.Head = safetyCap / 4

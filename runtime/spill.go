@@ -181,7 +181,11 @@ func (c *call) applySpill(outcome spec.Outcome) error {
 		return nil
 	}
 	c.data.Spilled, c.data.SpillPath, c.data.SpillCapped = true, path, capped
-	text, elided, err := c.preview(&s.Preview, *sn, size)
+	total := sn.Bytes // the text's size in the preview's unit
+	if s.Preview.Unit == spec.Chars {
+		total = sn.Chars
+	}
+	text, elided, err := c.preview(&s.Preview, *sn, total)
 	if err != nil {
 		return err
 	}

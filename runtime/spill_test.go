@@ -118,6 +118,19 @@ func TestSpill(t *testing.T) {
 			file:    "\u00e9\u00e9\u00e9\u00e9\u00e9",
 		},
 		{
+			name:    "the bound in bytes, the preview in chars",
+			spill:   "over: {unit: bytes, limit: 5}\npath: out.txt\npreview: {keep: head, head: 2, unit: chars}",
+			command: "printf '\\303\\251\\303\\251\\303\\251'",
+			want:    "[6 bytes 6 1 lines -1 FILE]\u00e9\u00e9",
+			file:    "\u00e9\u00e9\u00e9",
+		},
+		{
+			name:    "within the bound in bytes, however many chars",
+			spill:   "over: {unit: bytes, limit: 6}\npath: out.txt\npreview: {keep: head, head: 2, unit: chars}",
+			command: "printf '\\303\\251\\303\\251\\303\\251'",
+			want:    "\u00e9\u00e9\u00e9",
+		},
+		{
 			name:     "not spilled: output.truncate applies",
 			spill:    "over: {limit: 100}\npath: out.txt\npreview: {keep: head, head: 5}",
 			truncate: "truncate: {unit: chars, limit: 4, keep: head, marker: '+'}",
@@ -263,8 +276,7 @@ func TestSpillChecks(t *testing.T) {
 		{"spill: {over: {limit: 4}, path: x, preview: {keep: head, head: 2}}", "spill needs capture: combined"},
 		{"capture: combined\n      spill: {over: {}, path: x, preview: {keep: head, head: 2}}", "the bound needs a limit, lines, or both"},
 		{"capture: combined\n      spill: {over: {limit: 4}, path: x, preview: {keep: tail}}", "keep tail needs tail"},
-		{"capture: combined\n      spill: {over: {limit: 4, unit: bytes}, path: x, preview: {keep: head, head: 2, unit: chars}}", "they share the capture's unit"},
-		{"capture: combined\n      truncate: {unit: bytes, limit: 4, keep: head, marker: ''}\n      spill: {over: {limit: 4}, path: x, preview: {keep: head, head: 2}}", "spill bound is in chars and output.truncate in bytes"},
+		{"capture: combined\n      truncate: {unit: bytes, limit: 4, keep: head, marker: ''}\n      spill: {over: {limit: 4}, path: x, preview: {keep: head, head: 2}}", "the preview is in chars and output.truncate in bytes"},
 		{"capture: combined\n      spill: {over: {limit: 4}, path: '{{.Nope}}', preview: {keep: head, head: 2}}", "no field Nope"},
 		{"capture: combined\n      spill: {over: {limit: 4}, outcomes: [timeout], path: x, preview: {keep: head, head: 2}}", "no result case for timeout"},
 	} {

@@ -129,16 +129,15 @@ func (c *checker) spill(ptr string, t *Tool, kind Kind) {
 	if s.Over.Limit == 0 && s.Over.Lines == 0 {
 		c.errf(ptr+"/over", "the bound needs a limit, lines, or both")
 	}
-	if tr := t.Output.Truncate; tr != nil && tr.Unit != unit {
-		c.errf(ptr+"/over/unit", "the spill bound is in %s and output.truncate in %s: they share the capture's unit", unit, tr.Unit)
-	}
-	if punit != unit {
-		c.errf(ptr+"/preview/unit", "the preview is in %s and the spill bound in %s: they share the capture's unit", punit, unit)
+	// The capture counts bytes and characters whatever its unit, so the bound may be in either; the
+	// preview is cut from what the capture keeps, so it shares the capture's unit.
+	if tr := t.Output.Truncate; tr != nil && tr.Unit != punit {
+		c.errf(ptr+"/preview/unit", "the preview is in %s and output.truncate in %s: they share the capture's unit", punit, tr.Unit)
 	}
 	if len(t.ResultTruncates()) > 0 && t.Output.Truncate == nil {
 		for _, tr := range t.ResultTruncates() {
-			if tr.Unit != unit {
-				c.errf(ptr+"/over/unit", "the spill bound is in %s and a result-level truncation in %s: they share the capture's unit", unit, tr.Unit)
+			if tr.Unit != punit {
+				c.errf(ptr+"/preview/unit", "the preview is in %s and a result-level truncation in %s: they share the capture's unit", punit, tr.Unit)
 				break
 			}
 		}
