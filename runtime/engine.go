@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentbash/agentbash/runtime/internal/live"
@@ -126,6 +127,14 @@ type Engine struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	// Spilled output (spill.go): the engine's id and temporary directory, the calls' count, the files whose
+	// lifetime is the engine's.
+	id      string
+	tempDir string
+	seq     atomic.Int64
+	spillMu sync.Mutex
+	spills  map[string]bool
 }
 
 // New compiles a variant for execution: templates, policies (with their examples), limits.
@@ -133,7 +142,7 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	if err := v.Complete(); err != nil {
 		return nil, err
 	}
-	e := &Engine{v: v, tools: map[string]*tool{}}
+	e := &Engine{v: v, tools: map[string]*tool{}, id: newUUID()}
 	for _, o := range opts {
 		o(&e.cfg)
 	}
@@ -186,6 +195,11 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	}
 	if e.sandbox, err = e.newSandbox(); err != nil {
 		return nil, err
+	}
+	if spills(v) {
+		if e.tempDir, err = os.MkdirTemp("", "agentbash-engine-"); err != nil {
+			return nil, err
+		}
 	}
 	e.bg = live.New[*bgShell](backgroundPolicy(v.Background))
 	e.sess = live.New[*session](sessionPolicy(v.Sessions))
@@ -302,6 +316,7 @@ func (e *Engine) Close() error {
 	e.bg.Close()
 	e.sess.Close()
 	e.carry.close()
+	e.closeSpills()
 	if e.sandbox != nil {
 		e.sandbox.Close()
 	}

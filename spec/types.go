@@ -375,6 +375,9 @@ type Output struct {
 	DecodeError *Failure `yaml:"decode_error,omitempty" json:"decode_error,omitempty"`
 	// Budget cuts the combined output to a budget the model may choose (a parameter with role budget).
 	Budget *Budget `yaml:"budget,omitempty" json:"budget,omitempty"`
+
+	// Spill saves the whole output to a file past a bound; the result then shows a preview (spill.go).
+	Spill *Spill `yaml:"spill,omitempty" json:"spill,omitempty"`
 }
 
 // Truncate limits a text. For a stream it applies to the decoded text; for a result (Shape.Truncate) to the
