@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
 )
 
 // maxDiffs bounds the differences listed for one case.
@@ -92,13 +94,11 @@ func kind(v any) string {
 
 // show renders a masked JSON value on one line.
 func show(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonenc.Marshal(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 func (d *differ) value(path string, want, got any) {

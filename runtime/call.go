@@ -61,6 +61,9 @@ type call struct {
 	outcome         spec.Outcome
 	sawExit         *int
 	asked, approved bool
+
+	// spill is the writer of a run whose output may spill (spill.go).
+	spill *spillFile
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -80,7 +83,8 @@ func (f *failed) Error() string { return "failed" }
 
 func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	c.workspace = c.e.cfg.workspace
-	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv), Nonce: nonce()}
+	c.data = spec.Data{Tool: c.t.spec.Name, Workspace: c.workspace, Shell: firstArg(c.e.cfg.argv), Nonce: nonce(),
+		EngineID: c.e.id, TempDir: c.e.tempDir, CallID: callID(), CallSeq: c.e.seq.Add(1)}
 	defer func() {
 		var f *failed
 		if errors.As(err, &f) {
@@ -612,6 +616,7 @@ func resolveLenient(p string) string {
 // within reports whether p is root or below it.
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
+	// mutate: workdir-dotdot
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentbash/agentbash/runtime/internal/live"
@@ -126,6 +127,14 @@ type Engine struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	// Spilled output (spill.go): the engine's id and temporary directory, the calls' count, the files whose
+	// lifetime is the engine's.
+	id      string
+	tempDir string
+	seq     atomic.Int64
+	spillMu sync.Mutex
+	spills  map[string]bool
 }
 
 // New compiles a variant for execution: templates, policies (with their examples), limits.
@@ -133,7 +142,7 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	if err := v.Complete(); err != nil {
 		return nil, err
 	}
-	e := &Engine{v: v, tools: map[string]*tool{}}
+	e := &Engine{v: v, tools: map[string]*tool{}, id: newUUID()}
 	for _, o := range opts {
 		o(&e.cfg)
 	}
@@ -151,6 +160,18 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	e.cfg.workspace = abs
 	if len(e.cfg.named) == 0 {
 		e.cfg.named = []Workspace{{Name: filepath.Base(abs), Dir: abs}}
+	}
+	seen := make(map[string]bool, len(e.cfg.named))
+	for i, w := range e.cfg.named {
+		switch {
+		case w.Name == "":
+			return nil, fmt.Errorf("workspace %d has no name", i+1)
+		case seen[w.Name]:
+			return nil, fmt.Errorf("workspace %q is named twice", w.Name)
+		case w.Dir == "":
+			return nil, fmt.Errorf("workspace %q has no directory", w.Name)
+		}
+		seen[w.Name] = true
 	}
 	for i := range e.cfg.named {
 		if e.cfg.named[i].Dir, err = filepath.Abs(e.cfg.named[i].Dir); err != nil {
@@ -174,6 +195,11 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	}
 	if e.sandbox, err = e.newSandbox(); err != nil {
 		return nil, err
+	}
+	if spills(v) {
+		if e.tempDir, err = os.MkdirTemp("", "agentbash-engine-"); err != nil {
+			return nil, err
+		}
 	}
 	e.bg = live.New[*bgShell](backgroundPolicy(v.Background))
 	e.sess = live.New[*session](sessionPolicy(v.Sessions))
@@ -290,6 +316,7 @@ func (e *Engine) Close() error {
 	e.bg.Close()
 	e.sess.Close()
 	e.carry.close()
+	e.closeSpills()
 	if e.sandbox != nil {
 		e.sandbox.Close()
 	}

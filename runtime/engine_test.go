@@ -49,14 +49,20 @@ tools:
         timeout: {text: "timeout|{{.Stdout}}|{{.ExitCode}}"}
 `
 
-func newEngine(t *testing.T, yaml string, opts ...runtime.Option) (*runtime.Engine, string) {
+// parseSpec is the variant of an inline test spec.
+func parseSpec(t testing.TB, yaml string) *spec.Variant {
 	t.Helper()
 	v, err := spec.Parse("test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v
+}
+
+func newEngine(t *testing.T, yaml string, opts ...runtime.Option) (*runtime.Engine, string) {
+	t.Helper()
 	ws := t.TempDir()
-	eng, err := runtime.New(v, append([]runtime.Option{runtime.WithWorkspace(ws)}, opts...)...)
+	eng, err := runtime.New(parseSpec(t, yaml), append([]runtime.Option{runtime.WithWorkspace(ws)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

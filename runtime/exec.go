@@ -46,12 +46,40 @@ func newStreams(t *tool) *streams {
 	default:
 		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
 	}
+	if sp := o.Spill; sp != nil {
+		spillCapacity(&cfg, sp, o.Truncate == nil && !s.rope)
+	}
 	if s.combined {
 		s.output = textcap.New(cfg)
 	} else {
 		s.stdout, s.stderr = textcap.New(cfg), textcap.New(cfg)
 	}
 	return s
+}
+
+// spillCapacity sizes a capture for a spill: counting lines, with room for the preview's head and tail
+// (one unit more, to see where the line before it ends), and, when nothing else sizes it, the safety bound
+// in the spill's unit and the whole of an output within the bound.
+func spillCapacity(cfg *textcap.Config, sp *spec.Spill, alone bool) {
+	cfg.CountLines = true
+	if alone {
+		cfg.Unit = sizeUnit(sp.Preview.Unit)
+		cfg.Head = safetyCap
+		if cfg.Unit == textcap.Chars {
+			cfg.Head = safetyCap / 4
+		}
+		cfg.Head = max(cfg.Head, sp.Over.Limit)
+	}
+	p := sp.Preview
+	switch p.Keep {
+	case spec.KeepHead:
+		cfg.Head = max(cfg.Head, p.Head)
+	case spec.KeepTail:
+		cfg.Tail = max(cfg.Tail, p.Tail+1)
+	case spec.KeepHeadTail:
+		cfg.Head = max(cfg.Head, p.Head+p.Tail)
+		cfg.Tail = max(cfg.Tail, p.Tail+1)
+	}
 }
 
 // resultCapacity sizes the stream captures for every result-level truncation of the tool: the largest
@@ -161,6 +189,16 @@ func (c *call) exec() (json.RawMessage, error) {
 		st = newBackgroundStreams(c.e.v.Background)
 	}
 	stdout, stderr := st.writers()
+	if !background && st.combined && t.spec.Output.Spill != nil {
+		sf, err := c.newSpill()
+		if err != nil {
+			return nil, err
+		}
+		c.spill = sf
+		defer sf.finish(false) // a run that did not end in a result: nothing spills
+		stdout = io.MultiWriter(stdout, sf)
+		stderr = stdout
+	}
 	if p := t.spec.Param(spec.RoleCapture); p != nil {
 		if capture, ok := c.params[p.Name].(bool); ok && !capture {
 			stdout, stderr = c.e.cfg.terminal, c.e.cfg.terminal
@@ -258,6 +296,9 @@ func (c *call) exec() (json.RawMessage, error) {
 		c.data.TimedOut = true
 		c.fillExit(p.Exit())
 		c.fillStreams(st.snapshots())
+		if err := c.applySpill(spec.OutcomeTimeout); err != nil {
+			return nil, err
+		}
 		return c.render(spec.OutcomeTimeout)
 	}
 	if c.hasTimeout && c.expireNow {
@@ -305,11 +346,15 @@ wait:
 		return nil, err
 	}
 	c.fillStreams(snaps)
+	outcome := spec.OutcomeFailure
 	if c.data.ExitCode == 0 && c.data.Signal == 0 {
 		c.data.Success = true
-		return c.render(spec.OutcomeSuccess)
+		outcome = spec.OutcomeSuccess
 	}
-	return c.render(spec.OutcomeFailure)
+	if err := c.applySpill(outcome); err != nil {
+		return nil, err
+	}
+	return c.render(outcome)
 }
 
 // expiresBeforeSpawnError reports a timeout that is already over, for a spec whose host sees its timer
@@ -379,8 +424,10 @@ func (c *call) fillExit(x proc.Exit) {
 		case spec.SignalMinusOne:
 			c.data.ExitCode = -1
 		case spec.SignalShell:
+			// mutate: signal-exit-shell
 			c.data.ExitCode = 128 + sig
 		default:
+			// mutate: signal-exit-negative
 			c.data.ExitCode = -sig
 		}
 	}

@@ -132,3 +132,53 @@ func TestIdleTimeout(t *testing.T) {
 		})
 	}
 }
+
+// waitSpec starts commands in the background and waits for them (tools[0].wait), 300 ms by default.
+const waitSpec = `
+id: t
+title: test
+source: {seed: none, repo: none/none, path: none}
+shell: {argv: [/bin/bash, -c], grace: 300ms}
+background: {ids: pid, stream_limit: 4096}
+tools:
+  - name: bash
+    description: d
+    params:
+      - {name: command, type: string, required: true, role: command}
+      - {name: bg, type: boolean, role: background}
+      - {name: delay, type: integer, role: yield}
+    wait: {unit: ms, default: 300, max: 5000}
+    results:
+      format: text
+      cases:
+        exit: {text: "exit {{.ExitCode}}"}
+        background: {text: "{{if .Running}}running{{else}}ended {{.ExitCode}}{{end}}: {{.Stdout}}"}
+`
+
+// A start in the background answers after its wait with the output so far, or with the exit of a command
+// that ended within it; without the wait it answers at once, running.
+func TestBackgroundWait(t *testing.T) {
+	tests := []struct {
+		name, params, want string
+		spec               string
+	}{
+		{"running", `{"command":"echo a; sleep 5","bg":true}`, "running: a\n", waitSpec},
+		{"ended within the wait", `{"command":"echo b; exit 4","bg":true,"delay":3000}`, "ended 4: b\n", waitSpec},
+		{"negative delay is none", `{"command":"sleep 0.5; echo late","bg":true,"delay":-10}`, "running: ", waitSpec},
+		{"no wait block", `{"command":"echo c; exit 4","bg":true}`, "running: ",
+			strings.Replace(strings.Replace(waitSpec, "    wait: {unit: ms, default: 300, max: 5000}\n", "", 1),
+				"      - {name: delay, type: integer, role: yield}\n", "", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng, _ := newEngine(t, tt.spec)
+			got, err := callText(t, eng, tt.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -190,6 +190,7 @@ func openAt(rule *redactRule, s string) int {
 func (r *redactor) rulesFrom(s string, k int) (string, int) {
 	for i := range r.rules {
 		rule := &r.rules[i]
+		// mutate: redact-last-rule
 		if !rule.lits.MayMatch(s) {
 			continue
 		}

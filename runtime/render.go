@@ -119,6 +119,7 @@ func (c *call) writeObject(b *bytes.Buffer, fields []spec.Field, tr *spec.Trunca
 		if err := c.writeValue(b, f, tr); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
+		// mutate: omit-zero
 		if f.OmitZero && isZeroJSON(b.Bytes()[value:]) {
 			b.Truncate(mark) // JavaScript's JSON.stringify drops undefined
 			continue

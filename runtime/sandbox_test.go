@@ -17,6 +17,7 @@ import (
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/sandbox"
+	"github.com/agentbash/agentbash/runtime/sandbox/sandboxtest"
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
@@ -255,6 +256,7 @@ func wantNoConnection(t *testing.T, accepted <-chan bool) {
 var (
 	wallTime = regexp.MustCompile(`Wall time: [0-9.]+`)
 	chunkID  = regexp.MustCompile(`Chunk ID: [0-9a-f]+`)
+	pgid     = regexp.MustCompile(`PGID: [0-9]+`)
 )
 
 // The sandbox changes no contract: the same commands give the same results with it on and off (in the
@@ -295,6 +297,7 @@ func TestSandboxSameResults(t *testing.T) {
 					got[i] = strings.ReplaceAll(fmt.Sprintf("%s %v", raw, err), ws, "WS")
 					// The masks: what differs between two correct runs.
 					got[i] = chunkID.ReplaceAllString(wallTime.ReplaceAllString(got[i], "Wall time: T"), "Chunk ID: C")
+					got[i] = pgid.ReplaceAllString(got[i], "PGID: P")
 					if err != nil && strings.Contains(err.Error(), "failed to parse") {
 						t.Fatalf("%s: the call did not run: %v", command, err)
 					}
@@ -398,7 +401,7 @@ func mustString(t *testing.T, raw json.RawMessage) string {
 func TestSandboxMissingMechanism(t *testing.T) {
 	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
 	requireSandbox(t, c)
-	defer sandbox.Simulate(sandbox.Landlock, "disabled by the test")()
+	defer sandboxtest.Simulate(sandbox.Landlock, "disabled by the test")()
 	const want = "sandbox: cannot confine the command, this machine lacks landlock (disabled by the test); the command did not run"
 	for _, tc := range []struct {
 		id string

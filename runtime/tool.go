@@ -109,6 +109,7 @@ func formatField(v reflect.Value) string {
 	case reflect.String:
 		return v.String()
 	case reflect.Int, reflect.Int64:
+		// mutate: template-int-base
 		return strconv.FormatInt(v.Int(), 10)
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())

@@ -37,6 +37,10 @@ var sample = Data{
 	ErrnoName: "ENOENT", ErrorType: "ValueError", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 	SessionID: "1000", WallTime: 0.25, Units: 1, Lines: 1, KeptLines: 1, Nonce: "0123456789abcdef", Input: "i",
 	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z"}},
+
+	Spilled: true, SpillCapped: true, SpillPath: "/tmp/s/1.txt", SpillError: "e", SpillSize: 40000, SpillLines: 2,
+	SpillElided: 38000, TempDir: "/tmp/s", EngineID: "00000000-0000-4000-8000-000000000000", CallID: "0123456789abcdef",
+	CallSeq: 1,
 }
 
 // errnoName is a C errno name (ENOENT, E2BIG), compiled on first use: a program that starts from compiled
@@ -106,6 +110,7 @@ func (v *Variant) check() Errors {
 	if len(v.Shell.Argv) == 0 && !v.Shell.Embedded {
 		c.errf("/shell", "shell needs argv or embedded: true")
 	}
+	// mutate: argv-embedded
 	if len(v.Shell.Argv) > 0 && v.Shell.Embedded {
 		c.errf("/shell", "shell has both argv and embedded: choose one")
 	}
@@ -388,6 +393,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
 		c.budget(ptr+"/output", t)
+		c.spill(ptr+"/output/spill", t, kind)
 	}
 
 	for name := range cases {

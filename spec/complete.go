@@ -149,6 +149,7 @@ func (t *Tool) fillDefaults() {
 	if o.Budget != nil {
 		o.Budget.fillDefaults()
 	}
+	o.Spill.fillDefaults()
 	if t.Session != nil {
 		t.Session.fillDefaults()
 	}

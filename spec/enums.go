@@ -118,6 +118,7 @@ const (
 // Duration is the length of one unit.
 func (u TimeUnit) Duration() time.Duration {
 	if u == Milliseconds {
+		// mutate: unit-ms
 		return time.Millisecond
 	}
 	return time.Second

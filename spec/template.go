@@ -115,6 +115,19 @@ type Data struct {
 	BackgroundPids []int
 	// Binary reports binary output (output.binary): the output ends before the read that held it.
 	Binary bool
+
+	// A spilled output (output.spill). Spilled reports that the output was saved to a file and .Output is
+	// its preview; SpillPath is the file's path; SpillSize the whole output's size in the spill bound's
+	// unit, SpillLines its lines, SpillElided the units the preview leaves out; SpillCapped reports a file
+	// cut at max_bytes; SpillError says why the file could not be written (the output then did not spill).
+	Spilled, SpillCapped               bool
+	SpillPath, SpillError              string
+	SpillSize, SpillLines, SpillElided int64
+	// What a file's path is made of: TempDir is the engine's temporary directory (made when the spec
+	// spills, removed when the engine closes), EngineID a uuid drawn for the engine (a host's session id),
+	// CallID 16 characters of [0-9a-z] drawn for the call, CallSeq the call's number in its engine (from 1).
+	TempDir, EngineID, CallID string
+	CallSeq                   int64
 }
 
 // SessionInfo describes one session in a listing.
@@ -243,6 +256,11 @@ func funcsFor(st *execState, builtins bool) template.FuncMap {
 			}
 			return sum, nil
 		},
+		// humansize writes a size in bytes as Claude Code does (1024 per step, one decimal, ".0" dropped):
+		// "512 bytes", "39.1KB", "1.5MB".
+		"humansize": func(v any) (string, error) { return HumanSize(int64(toFloat(v))), st.step(1) },
+		// humanduration writes milliseconds as Claude Code's formatDuration does: "1s", "2m 0s", "1h 0m 5s".
+		"humanduration": func(v any) (string, error) { return HumanDuration(toFloat(v)), st.step(1) },
 		// round rounds a number to a number of decimal places, halves away from zero (Rust's f32::round of
 		// x*10^n, divided back).
 		"round": func(v any, places int) (float64, error) {

@@ -404,6 +404,9 @@ type Output struct {
 	// Binary detects binary output from its first bytes: a NUL byte among them ends the text before the read
 	// that carried it (the rest is counted, not kept), and templates see .Binary.
 	Binary *BinaryOutput `yaml:"binary,omitempty" json:"binary,omitempty"`
+
+	// Spill saves the whole output to a file past a bound; the result then shows a preview (spill.go).
+	Spill *Spill `yaml:"spill,omitempty" json:"spill,omitempty"`
 }
 
 // Truncate limits a text. For a stream it applies to the decoded text; for a result (Shape.Truncate) to the

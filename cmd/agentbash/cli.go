@@ -30,7 +30,7 @@ var (
 	runCmd = &command{
 		name:    "run",
 		summary: "run a command through a variant's tool and print what the host receives",
-		usage:   []string{"run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-sandbox MODE] [-params JSON | -- COMMAND...]"},
+		usage:   []string{"run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR | -workspaces NAME=DIR,...] [-sandbox MODE] [-params JSON | -- COMMAND...]"},
 		args: [][2]string{
 			{"VARIANT|SPEC.yaml", "a built-in variant (agentbash list) or a spec file"},
 			{"COMMAND...", "the command, its words joined with spaces, as the tool's command parameter"},

@@ -83,7 +83,7 @@ func TestHelpListsFlags(t *testing.T) {
 		path  []string
 		flags []string
 	}{
-		{[]string{"run"}, []string{"tool", "workspace", "params", "sandbox", "sandbox-network", "sandbox-best-effort"}},
+		{[]string{"run"}, []string{"tool", "workspace", "workspaces", "params", "sandbox", "sandbox-network", "sandbox-best-effort"}},
 		{[]string{"list"}, []string{"host"}},
 		{[]string{"matrix"}, []string{"format"}},
 		{[]string{"schema"}, []string{"format", "sandbox", "sandbox-network"}},

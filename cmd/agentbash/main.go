@@ -2,7 +2,7 @@
 // in YAML. `agentbash help` lists the commands; `agentbash help COMMAND` (or `agentbash COMMAND -h`) gives a
 // command's arguments, flags and examples:
 //
-//	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR] [-sandbox MODE] [-params JSON | -- COMMAND...]
+//	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR | -workspaces NAME=DIR,...] [-sandbox MODE] [-params JSON | -- COMMAND...]
 //	agentbash list [-host NAME]
 //	agentbash matrix [-format md|json] [SPEC.yaml...]
 //	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp|gemini] [-sandbox MODE]
@@ -37,6 +37,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentbash/agentbash/internal/jsonenc"
+	"github.com/agentbash/agentbash/internal/matrix"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
@@ -124,6 +125,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	toolName := fs.String("tool", "", "the `NAME` of the tool to call (default: the variant's first tool)")
 	workspace := fs.String("workspace", "", "the workspace root `DIR`, which must exist (default: the current directory)")
+	workspaces := fs.String("workspaces", "", "several named workspace roots, `NAME=DIR,...`, for a tool whose workspace parameter picks one (the first is the default)")
 	params := fs.String("params", "", "the parameters as a `JSON` object, as a model would send them")
 	sbx := addSandboxFlags(fs)
 	pos, code, ok := runCmd.parse(fs, flagArgs, stdout, stderr)
@@ -145,6 +147,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if err := checkDir("workspace", *workspace); err != nil {
 			return runCmd.fail(stderr, err)
 		}
+	}
+	named, err := parseWorkspaces(*workspaces, *workspace != "")
+	if err != nil {
+		return runCmd.fail(stderr, err)
 	}
 	v, err := loadVariant(pos[0])
 	if err == nil {
@@ -170,6 +176,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var opts []runtime.Option
 	if *workspace != "" {
 		opts = append(opts, runtime.WithWorkspace(*workspace))
+	}
+	if len(named) > 0 {
+		opts = append(opts, runtime.WithWorkspaces(named...))
 	}
 	eng, err := runtime.New(v, opts...)
 	if err != nil {
@@ -229,44 +238,17 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// listTable prints the built-ins with these ids (internal/matrix.List).
 func listTable(ids []string, stdout io.Writer) error {
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSHELL\tTIMEOUT\tON EXPIRY\tOUTPUT LIMIT\tRESULT\tTOOLS\tHOSTS")
-	for _, id := range ids {
+	vs := make([]*spec.Variant, len(ids))
+	for i, id := range ids {
 		v, err := variants.Spec(id)
 		if err != nil {
 			return err
 		}
-		t := v.Tools[0]
-		shell := strings.Join(v.Shell.Argv, " ")
-		if v.Shell.Embedded {
-			shell = "(embedded)"
-		}
-		timeout, expiry := "-", "-"
-		if t.Timeout != nil {
-			timeout = fmt.Sprintf("%g%s", t.Timeout.Default, t.Timeout.Unit)
-			expiry = string(t.Timeout.Expiry)
-		}
-		limit := "-"
-		if t.Output.Truncate != nil {
-			tr := t.Output.Truncate
-			scope := "per stream"
-			if t.Output.Capture == spec.CaptureCombined {
-				scope = "combined"
-			}
-			limit = fmt.Sprintf("%d %s %s (%s)", tr.Limit, tr.Unit, tr.Keep, scope)
-		}
-		for _, tr := range t.ResultTruncates() {
-			limit = fmt.Sprintf("%d %s %s (result)", tr.Limit, tr.Unit, tr.Keep)
-		}
-		names := make([]string, len(v.Tools))
-		for i, t := range v.Tools {
-			names[i] = t.Name
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, shell, timeout, expiry, limit, t.Results.Format,
-			strings.Join(names, ","), strings.Join(v.Hosts, ","))
+		vs[i] = v
 	}
-	return tw.Flush()
+	return matrix.List(stdout, vs)
 }
 
 // cmdSpec is `agentbash spec validate FILE...` and `agentbash spec schema`.
@@ -396,4 +378,31 @@ func cmdPolicyList(stdout io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseWorkspaces reads -workspaces NAME=DIR,...: each name once, each directory existing.
+func parseWorkspaces(arg string, withWorkspace bool) ([]runtime.Workspace, error) {
+	if arg == "" {
+		return nil, nil
+	}
+	if withWorkspace {
+		return nil, usagef("give either -workspace DIR or -workspaces NAME=DIR,...")
+	}
+	var ws []runtime.Workspace
+	seen := map[string]bool{}
+	for _, item := range strings.Split(arg, ",") {
+		name, dir, ok := strings.Cut(item, "=")
+		switch {
+		case !ok || name == "" || dir == "":
+			return nil, usagef("-workspaces %s: want NAME=DIR, got %q", arg, item)
+		case seen[name]:
+			return nil, usagef("-workspaces %s: %q is named twice", arg, name)
+		}
+		seen[name] = true
+		if err := checkDir("workspaces", dir); err != nil {
+			return nil, err
+		}
+		ws = append(ws, runtime.Workspace{Name: name, Dir: dir})
+	}
+	return ws, nil
 }

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
 )
 
 // API is a model API the server speaks.
@@ -332,7 +334,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, body []byte, n int
 		// instance of the schema when the request asks for JSON.
 		text := "ok"
 		if t.json {
-			b, _ := marshal(minimalInstance(t.schema))
+			b, _ := jsonenc.Marshal(minimalInstance(t.schema))
 			text = string(b)
 		}
 		s.write(w, r, t, nil, text, n)
@@ -490,7 +492,7 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 func writeJSON(w http.ResponseWriter, v any) error {
-	b, err := marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -498,17 +500,6 @@ func writeJSON(w http.ResponseWriter, v any) error {
 	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
 	_, err = w.Write(b)
 	return err
-}
-
-// marshal encodes without HTML escaping (a model's text is sent as is).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // sseWriter writes server-sent events, flushing each.
@@ -526,7 +517,7 @@ func newSSE(w http.ResponseWriter) (*sseWriter, error) {
 
 // event writes one event: its name (none when empty) and its data, a JSON value.
 func (s *sseWriter) event(name string, data any) error {
-	b, err := marshal(data)
+	b, err := jsonenc.Marshal(data)
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,7 @@ func AppendString(dst []byte, s string) []byte {
 			case '\f':
 				dst = append(dst, '\\', 'f')
 			case '\n':
+				// mutate: jsonenc-newline
 				dst = append(dst, '\\', 'n')
 			case '\r':
 				dst = append(dst, '\\', 'r')

@@ -130,12 +130,32 @@ func generate(dir string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// apply returns src with m applied; old must occur exactly once.
+// apply returns src with m applied: the marker "mutate: ID" must mark exactly one line, and from must occur
+// exactly once on the line after it.
 func apply(src string, m mutant) (string, error) {
-	if n := strings.Count(src, m.old); n != 1 {
-		return "", fmt.Errorf("mutant %q: %q occurs %d times in %s, want once (the code moved: update mutants.go)", m.name, m.old, n, m.file)
+	lines := strings.SplitAfter(src, "\n")
+	at := -1
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "// mutate: "+m.id || t == "# mutate: "+m.id {
+			if at >= 0 {
+				return "", fmt.Errorf("mutant %q: the marker %q is in %s twice", m.name, "mutate: "+m.id, m.file)
+			}
+			at = i
+		}
 	}
-	return strings.Replace(src, m.old, m.new, 1), nil
+	switch {
+	case at < 0:
+		return "", fmt.Errorf("mutant %q: no marker %q in %s (put it on the line before the site)", m.name, "mutate: "+m.id, m.file)
+	case at+1 == len(lines):
+		return "", fmt.Errorf("mutant %q: the marker %q ends %s", m.name, "mutate: "+m.id, m.file)
+	}
+	site := lines[at+1]
+	if n := strings.Count(site, m.from); n != 1 {
+		return "", fmt.Errorf("mutant %q: %q occurs %d times on the line after its marker in %s, want once: %q", m.name, m.from, n, m.file, strings.TrimSpace(site))
+	}
+	lines[at+1] = strings.Replace(site, m.from, m.to, 1)
+	return strings.Join(lines, ""), nil
 }
 
 // checkAll checks that every mutant applies to the tree at root.

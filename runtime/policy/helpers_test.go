@@ -48,3 +48,15 @@ func checkSeq(cs map[string]Checker, names []string, command string) Verdict {
 	}
 	return Verdict{Allowed: true, Decision: "allow"}
 }
+
+// CheckVariant runs, in order, the policy checks of a variant's tool (the first exec tool when tool is
+// empty) on command and returns the first verdict that blocks, or an allowing verdict. Checks that are not
+// policies (required, not_blank, timeout, workdir) are skipped: this answers "would the deny rules let
+// this command run", as a host would ask it.
+func CheckVariant(v *spec.Variant, tool, command string, opts ...Option) (Verdict, error) {
+	all, err := CheckVariantAll(v, tool, command, opts...)
+	if err != nil {
+		return Verdict{}, err
+	}
+	return First(all), nil
+}

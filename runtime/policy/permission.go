@@ -77,6 +77,7 @@ func NormalizeBashCommand(command string) string {
 func NormalizeFirstSpace(command string) string {
 	t := jsTrimStart(command)
 	if i := strings.IndexByte(t, ' '); i >= 0 {
+		// mutate: permission-first-space
 		return t[:i] + ":" + t[i+1:]
 	}
 	return t

@@ -356,18 +356,6 @@ func checkExamples(p spec.Policy, c Checker) error {
 	return errors.Join(errs...)
 }
 
-// CheckVariant runs, in order, the policy checks of a variant's tool (the first exec tool when tool is
-// empty) on command and returns the first verdict that blocks, or an allowing verdict. Checks that are not
-// policies (required, not_blank, timeout, workdir) are skipped: this answers "would the deny rules let
-// this command run", for `agentbash policy check`.
-func CheckVariant(v *spec.Variant, tool, command string, opts ...Option) (Verdict, error) {
-	all, err := CheckVariantAll(v, tool, command, opts...)
-	if err != nil {
-		return Verdict{}, err
-	}
-	return First(all), nil
-}
-
 // First is the first verdict that blocks, or an allowing verdict.
 func First(vs []Verdict) Verdict {
 	for _, vd := range vs {
@@ -378,8 +366,10 @@ func First(vs []Verdict) Verdict {
 	return Verdict{Allowed: true, Decision: spec.DecisionAllow}
 }
 
-// CheckVariantAll is CheckVariant returning every policy check's verdict, in the tool's order, without
-// stopping at the first that blocks (a host stops there; this shows what each policy says).
+// CheckVariantAll runs the policy checks of a variant's tool (the first exec tool when tool is empty) on
+// command and returns every verdict, in the tool's order, without stopping at the first that blocks (a
+// host stops there; this shows what each policy says: `agentbash policy check`). Checks that are not
+// policies (required, not_blank, timeout, workdir) are skipped.
 func CheckVariantAll(v *spec.Variant, tool, command string, opts ...Option) ([]Verdict, error) {
 	var t *spec.Tool
 	for i := range v.Tools {

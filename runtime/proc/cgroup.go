@@ -442,6 +442,7 @@ func (c *runCgroup) end(pgid int) int {
 	empty := true
 	if c.populated() {
 		escaped = countEscaped(c.path, pgid)
+		// mutate: proc-cgroup-kill
 		c.kill()
 		empty = waitEmpty(c.path, time.Now().Add(sweepLimit))
 	}
@@ -492,6 +493,7 @@ func (c *runCgroup) release(empty bool) {
 			_ = syscall.Close(fd)
 		}
 		c.h.release(nil)
+	// mutate: proc-cgroup-reuse
 	case c.killed.Load():
 		c.remove()
 		c.h.release(nil)

@@ -177,6 +177,7 @@ func (p *Process) supervise(c child, started time.Time, pumps []*pump, readers *
 		// The leader is a zombie, not reaped: its pid (the group id) cannot
 		// have been recycled. Kill what is left of the group, before the
 		// pipes are drained: a background `sleep 30 &` must not hold them.
+		// mutate: proc-group-kill
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	}
 	p.mu.Unlock()
@@ -185,6 +186,7 @@ func (p *Process) supervise(c child, started time.Time, pumps []*pump, readers *
 	case p.cg != nil && p.ownCg:
 		// Everything the run started is in its cgroup, wherever it went.
 		ex.Swept = p.cg.end(p.pid)
+	// mutate: proc-sweep
 	case werr == nil && p.sweepOwn && (p.sandbox == nil || !p.sandbox.Contained()):
 		// The processes that left the group. (A sandbox's PID namespace left none: the kernel killed them
 		// with the helper.)

@@ -381,3 +381,28 @@ func TestProbeEmptyEnvironment(t *testing.T) {
 		t.Error("probe: marked")
 	}
 }
+
+// TestGroupKilledAtExit: a child that stays in the shell's process group but carries no marker (its
+// environment cleared) is killed with the group when the shell exits, in either containment: the sweep
+// cannot find it, so without the group kill it would hold the output pipe and outlive the run.
+func TestGroupKilledAtExit(t *testing.T) {
+	for _, mode := range containments(t) {
+		t.Run(mode, func(t *testing.T) {
+			leakCheck(t)
+			useContainment(t, mode)
+			mark := proctest.UniqueSleep()
+			t.Cleanup(func() { proctest.KillWithCmdline(mark) }) // what a failure left
+			s := sh("env -i sleep " + mark + " & echo hi")
+			s.Grace = failsafe // a holder left alive would show as a long Done
+			out, _, ex, p := run(t, s)
+			if out != "hi\n" || ex.Code != 0 || ex.GraceExpired || ex.Err != nil {
+				t.Errorf("stdout %q Exit %+v", out, ex)
+			}
+			if took := ex.Ended.Sub(ex.Started); took > failsafe/2 {
+				t.Errorf("run took %v", took)
+			}
+			requireNoneAlive(t, mark)
+			requireGroupGone(t, p.Pid())
+		})
+	}
+}

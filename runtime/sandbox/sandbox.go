@@ -5,7 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/agentbash/agentbash/runtime/sandbox/internal/simulate"
 )
 
 // Mode is what a sandboxed command may write.
@@ -270,45 +271,16 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// simulated holds the mechanisms Simulate marks missing.
-var simulated struct {
-	sync.Mutex
-	missing map[Mechanism]string
-}
-
-// Simulate makes Check report m as missing, with reason as its detail, as on a machine without it, until
-// restore is called; calls that need m then fail (or, with best effort, run without it). It is for tests
-// of what a host shows when a mechanism is missing.
-func Simulate(m Mechanism, reason string) (restore func()) {
-	simulated.Lock()
-	defer simulated.Unlock()
-	if simulated.missing == nil {
-		simulated.missing = map[Mechanism]string{}
-	}
-	old, had := simulated.missing[m]
-	simulated.missing[m] = reason
-	return func() {
-		simulated.Lock()
-		defer simulated.Unlock()
-		if had {
-			simulated.missing[m] = old
-		} else {
-			delete(simulated.missing, m)
-		}
-	}
-}
-
-// withSimulated applies Simulate's marks to s (a copy).
+// withSimulated applies the marks of sandboxtest.Simulate to s (a copy).
 func withSimulated(s Support) Support {
-	simulated.Lock()
-	defer simulated.Unlock()
-	if len(simulated.missing) == 0 {
+	missing := simulate.Missing()
+	if missing == nil {
 		return s
 	}
 	out := s
 	out.Mechanisms = append([]Status(nil), s.Mechanisms...)
 	for i, st := range out.Mechanisms {
-		if reason, ok := simulated.missing[st.Mechanism]; ok {
+		if reason, ok := missing[string(st.Mechanism)]; ok {
 			out.Mechanisms[i] = Status{Mechanism: st.Mechanism, Detail: reason}
 			if st.Mechanism == Landlock {
 				out.LandlockABI = 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/runtime/sandbox"
+	"github.com/agentbash/agentbash/runtime/sandbox/sandboxtest"
 )
 
 func TestParseMode(t *testing.T) {
@@ -128,7 +129,7 @@ func TestErrorText(t *testing.T) {
 }
 
 func TestSimulate(t *testing.T) {
-	restore := sandbox.Simulate(sandbox.Landlock, "disabled by the test")
+	restore := sandboxtest.Simulate(sandbox.Landlock, "disabled by the test")
 	if got, want := sandbox.Unavailable(sandbox.Config{Mode: sandbox.ReadOnly}), "landlock (disabled by the test)"; !strings.HasPrefix(got, want) {
 		t.Errorf("Unavailable = %q, want it to start with %q", got, want)
 	}

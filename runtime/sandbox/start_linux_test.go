@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime/sandbox"
+	"github.com/agentbash/agentbash/runtime/sandbox/sandboxtest"
 )
 
 // requireSandbox skips the test, saying why, on a machine that cannot sandbox c.
@@ -207,7 +208,7 @@ func TestStartMissingMechanism(t *testing.T) {
 	ws := t.TempDir()
 	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
 	requireSandbox(t, c)
-	defer sandbox.Simulate(sandbox.Landlock, "disabled by TestStartMissingMechanism")()
+	defer sandboxtest.Simulate(sandbox.Landlock, "disabled by TestStartMissingMechanism")()
 	for _, bestEffort := range []bool{false, true} {
 		c.BestEffort = bestEffort
 		sb, err := sandbox.New(c, ws)

@@ -9,6 +9,7 @@ import (
 
 // DefaultMaxLine bounds one request line of the line-based transports (the wire protocol and MCP over stdio).
 // A command cannot be longer anyway: Linux passes it to the shell as one argument, of at most 128 KiB.
+// mutate: serve-line-limit
 const DefaultMaxLine = 4 << 20
 
 // lineReader reads lines of at most max bytes from r. A longer line is not kept: it is read through in

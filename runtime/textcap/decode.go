@@ -282,6 +282,7 @@ func Sanitize(s string, perByte bool) string {
 	out := make([]byte, 0, len(s)+8)
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
+		// mutate: textcap-replacement
 		if r == utf8.RuneError && w == 1 {
 			out = append(out, replacement...)
 		} else {

@@ -211,8 +211,8 @@ func TestPyStrip(t *testing.T) {
 		{" \xff ", "\xff"},
 		{" \u00a0 ", ""},
 	} {
-		if got := PyStrip(tc.in); got != tc.want {
-			t.Errorf("PyStrip(%+q) = %+q, want %+q", tc.in, got, tc.want)
+		if got := pyStrip(tc.in); got != tc.want {
+			t.Errorf("pyStrip(%+q) = %+q, want %+q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -232,3 +232,7 @@ func TestIsSpaceTable(t *testing.T) {
 		}
 	}
 }
+
+// pyStrip removes leading and trailing white space as Python's str.strip() does (see IsSpace). Invalid
+// bytes are not white space.
+func pyStrip(s string) string { return strings.TrimFunc(s, IsSpace) }

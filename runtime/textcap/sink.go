@@ -1,6 +1,7 @@
 package textcap
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -22,6 +23,9 @@ type sink struct {
 	ringPos  int // when the ring is full, the index of its oldest byte
 
 	bytes, chars int64
+	// newlines counts "\n" in the text when countLines is set.
+	newlines   int64
+	countLines bool
 }
 
 func (s *sink) init(u Unit, head, tail int) {
@@ -45,7 +49,7 @@ func (s *sink) reset(head int) {
 	s.headUnits = 0
 	s.ring = s.ring[:0]
 	s.ringPos = 0
-	s.bytes, s.chars = 0, 0
+	s.bytes, s.chars, s.newlines = 0, 0, 0
 }
 
 func (s *sink) clone() sink {
@@ -68,6 +72,9 @@ func (s *sink) headRoom() int { return s.headCap - s.headUnits }
 func (s *sink) write(seg []byte, k kind) {
 	n := len(seg)
 	s.bytes += int64(n)
+	if s.countLines {
+		s.newlines += int64(bytes.Count(seg, newline))
+	}
 	if k == kindUTF8 {
 		s.chars += int64(countChars(seg))
 	} else {

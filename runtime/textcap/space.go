@@ -1,9 +1,6 @@
 package textcap
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // asciiSpace marks the ASCII characters Python's str.isspace() accepts: \t \n \v \f \r, \x1c-\x1f, space.
 var asciiSpace = [utf8.RuneSelf]bool{
@@ -27,10 +24,6 @@ func IsSpace(r rune) bool {
 	}
 	return false
 }
-
-// PyStrip removes leading and trailing white space as Python's str.strip() does (see IsSpace). Invalid
-// bytes are not white space.
-func PyStrip(s string) string { return strings.TrimFunc(s, IsSpace) }
 
 // spacePrefix returns the length of the white space at the start of a segment.
 func spacePrefix(b []byte, k kind) int {

@@ -98,7 +98,8 @@ type Config struct {
 	Head int
 	// Tail is how many units of the end of the processed text are kept, in a ring (negative counts as 0,
 	// more than MaxKeep bytes' worth as MaxKeep).
-	Tail int
+	Tail       int // CountLines counts the "\n" of the processed text (Snapshot.Newlines).
+	CountLines bool
 
 	// StripANSI removes ANSI escape sequences after decoding, as the strip-ansi package (v7) does: OSC
 	// sequences up to their terminator and CSI-like sequences (ESC or U+009B, intermediates, numeric
@@ -131,7 +132,8 @@ type Snapshot struct {
 	// Err is, with Strict, the first decode error; the text after it was not processed.
 	Err *DecodeError
 	// Unit is the unit of the capture's Head and Tail (Truncate uses it to know where they may be cut).
-	Unit Unit
+	Unit     Unit // Newlines is the number of "\n" in the processed text, with Config.CountLines (else 0).
+	Newlines int64
 	// Binary reports that Config.BinarySniff found a NUL byte: the text ends before the write that held it.
 	Binary bool
 }
@@ -235,6 +237,7 @@ func (p *pipe) init(cfg Config) {
 	p.leading = cfg.Strip
 	p.out.init(cfg.Unit, cfg.Head, cfg.Tail)
 	p.ws.init(cfg.Unit, 0, cfg.Tail)
+	p.out.countLines, p.ws.countLines = cfg.CountLines, cfg.CountLines
 }
 
 // MaxKeep bounds the memory of a Capture, whatever its Config: its head and its tail each hold at most
@@ -313,6 +316,7 @@ func (p *pipe) snapshot() (Snapshot, []byte) {
 		RawBytes: p.raw,
 		Complete: s.total() <= int64(s.headCap),
 		Unit:     p.cfg.Unit,
+		Newlines: s.newlines,
 		Binary:   p.binary,
 	}
 	if s.tailCap > 0 {
@@ -387,6 +391,8 @@ var newline = []byte{'\n'}
 
 var crlf = []byte("\r\n")
 
+var cr = []byte{'\r'}
+
 // countNewlines counts a segment after universal newlines without copying it: each "\r\n" loses its "\r"
 // (a lone "\r" becomes "\n", the same length), and a "\n" after a "\r" that ended the last segment is dropped.
 func (p *pipe) countNewlines(seg []byte, k kind) {
@@ -400,6 +406,9 @@ func (p *pipe) countNewlines(seg []byte, k kind) {
 	p.skipLF = seg[len(seg)-1] == '\r'
 	n := len(seg) - drop
 	p.out.bytes += int64(n)
+	if p.cfg.CountLines {
+		p.out.newlines += int64(bytes.Count(seg, newline)) + int64(bytes.Count(seg, cr)) - int64(drop)
+	}
 	if k == kindUTF8 {
 		p.out.chars += int64(countChars(seg) - drop)
 	} else {
@@ -445,6 +454,7 @@ func (p *pipe) commitSpace() {
 	}
 	p.out.bytes += w.bytes
 	p.out.chars += w.chars
+	p.out.newlines += w.newlines
 	p.wsOn = false
 }
 

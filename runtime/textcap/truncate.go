@@ -120,6 +120,7 @@ func (r Rope) Truncate(l Limit) (string, bool, error) {
 	l.Limit, l.Head, l.Tail = clampCap(l.Limit, u), clampCap(l.Head, u), clampCap(l.Tail, u)
 	l.TailThreshold = clampCap(l.TailThreshold, u)
 	total := r.Len(u)
+	// mutate: textcap-limit
 	if total <= int64(l.Limit) {
 		s, err := r.String()
 		return s, false, err
@@ -129,6 +130,7 @@ func (r Rope) Truncate(l Limit) (string, bool, error) {
 	case Head:
 		hk = int64(l.Head)
 		if hk == 0 {
+			// mutate: textcap-keep-head
 			hk = int64(l.Limit)
 		}
 	case Tail:
@@ -139,6 +141,7 @@ func (r Rope) Truncate(l Limit) (string, bool, error) {
 	case HeadTail:
 		hk = int64(l.Head)
 		tk = int64(l.Tail)
+		// mutate: textcap-tail-threshold
 		if total <= int64(l.TailThreshold) {
 			tk = max(total-hk, 0)
 		}
@@ -162,6 +165,7 @@ func (r Rope) Truncate(l Limit) (string, bool, error) {
 	}
 	var marker string
 	if l.Marker != nil {
+		// mutate: textcap-kept
 		kept := hk + tk
 		marker = l.Marker(total, kept, max(total-kept, 0))
 	}

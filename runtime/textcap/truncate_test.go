@@ -141,7 +141,7 @@ func TestRopeTunacode(t *testing.T) {
 		cfg := Config{Decode: Replace, Strip: true, Unit: Chars, Head: 5000, Tail: 5000}
 		so := capture(cfg, "  \n"+string(stdout)+" \n\n")
 		se := capture(cfg, "\t"+string(stderr)+"\n")
-		full := []rune(before + PyStrip(string(stdout)) + between + PyStrip(string(stderr)))
+		full := []rune(before + pyStrip(string(stdout)) + between + pyStrip(string(stderr)))
 		rope := Rope{{Text: before}, {Snap: &so}, {Text: between}, {Snap: &se}}
 		if n := rope.Len(Chars); n != int64(len(full)) {
 			t.Errorf("%v: Len %d, want %d", tc, n, len(full))

@@ -193,6 +193,7 @@ func (r *Registry[E]) fullLocked() bool {
 	if r.pol.Count == CountHeld {
 		n = len(r.byID)
 	}
+	// mutate: live-max
 	return r.reserved+n >= r.pol.Max
 }
 
@@ -276,6 +277,7 @@ func (r *Registry[E]) watch(e E, finish func()) {
 	if cur, ok := r.byID[h.id]; ok && cur.entry() == h && r.pol.Retain > 0 {
 		// Not forgotten already (killed, pruned, reported), and not held until forgotten.
 		r.finished = append(r.finished, h.id)
+		// mutate: live-retain
 		for len(r.finished) > r.pol.Retain {
 			delete(r.byID, r.finished[0])
 			r.finished = r.finished[1:]
