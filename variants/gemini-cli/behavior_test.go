@@ -134,6 +134,23 @@ func TestRunShellCommand(t *testing.T) {
 			Err: &runtime.ToolError{Type: "Error", Message: "spawn /usr/bin/bash ENOENT"}},
 		{Name: "dir_path a file", Params: behavior.CmdWith("pwd", "dir_path", "file"),
 			Err: &runtime.ToolError{Type: "Error", Message: "spawn ENOTDIR"}},
+		// formatTruncatedToolOutput past 40,000 characters (live for seq 1 20000: 68,968 characters omitted;
+		// here the output is bounded and its tail keeps whole lines: see the spec's deviation).
+		{Name: "output too large", Params: behavior.Cmd("seq 1 20000"),
+			Check: func(t *testing.T, _ *runtime.Engine, _ *behavior.Workspace, got json.RawMessage) {
+				var s string
+				_ = json.Unmarshal(got, &s)
+				m := regexp.MustCompile(`^Output too large\. Showing first 8,000 and last 32,000 characters\. For full output see: (/\S+/tool-outputs/session-[0-9a-f-]{36}/run_shell_command_[0-9a-z]{16}\.txt)\n<untrusted_context>\nOutput: 1\n2\n`).FindStringSubmatch(s)
+				if m == nil {
+					t.Fatalf("got %q...", s[:min(len(s), 300)])
+				}
+				if !strings.Contains(s, "\n\n... [68,972 characters omitted] ...\n\n") || !strings.HasSuffix(s, "\n19999\n20000\nProcess Group PGID: "+pids.FindStringSubmatch(s)[2]+"\n</untrusted_context>") {
+					t.Errorf("no marker or no tail in %d characters", len(s))
+				}
+				if b, err := os.ReadFile(m[1]); err != nil || len(b) != 108894 || !strings.HasPrefix(string(b), "1\n2\n") {
+					t.Errorf("the saved output: %d bytes, %v", len(b), err)
+				}
+			}},
 		// is_background: the answer after delay_ms, live for `echo started` and `echo started; sleep 3`.
 		{Name: "background start", Params: behavior.CmdWith("echo started; sleep 3", "is_background", true, "delay_ms", 100),
 			MaxTime: 2 * time.Second,
