@@ -29,8 +29,10 @@ var (
 	// The line of `ls -l` for the parent directory (..), after its time is masked: the workspace's parent is
 	// not the case's, and differs between two workspaces (its owner, links, size, mode).
 	lsParentRE = lazyRegexp(`(?m)^d[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+<TIME>\s+\.\.$`)
-	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123".
-	pidRE = lazyRegexp(`(?i)\b(pid)(\s*[:=]\s*|\s+)(\d+)\b`)
+	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123", "PGID: 123", "PIDs: 12, 13".
+	pidRE = lazyRegexp(`(?i)\b(pids?|pgid)(\s*[:=]\s*|\s+)(\d+(?:, \d+)*)\b`)
+	// A number of a list of pids.
+	numberRE = lazyRegexp(`\d+`)
 	// "shell_id: abc1", "shell id=abc1", "shellId: abc1": the id is a run of non-space with a digit.
 	shellIDRE = lazyRegexp(`(?i)\b(shell[_ ]?id)(\s*[:=]\s*)([^\s,;"')\]}]+)`)
 	// "session ID 1234", "process id 1234", "session_id: 7": a session's id is a number.
@@ -113,8 +115,11 @@ func (m *Masker) Text(s string) string {
 			s = lsParentRE.ReplaceAllString(s, parentToken)
 		}
 	}
-	if containsFold(s, "pid") {
-		s = pidRE.ReplaceAllString(s, "${1}${2}"+pidToken)
+	if containsFold(s, "pid") || containsFold(s, "pgid") {
+		s = pidRE.ReplaceAllStringFunc(s, func(x string) string {
+			g := pidRE.FindStringSubmatch(x)
+			return g[1] + g[2] + numberRE.ReplaceAllString(g[3], pidToken)
+		})
 	}
 	if containsFold(s, "shell") {
 		s = shellIDRE.ReplaceAllStringFunc(s, func(x string) string {

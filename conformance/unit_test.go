@@ -22,6 +22,7 @@ func TestMaskText(t *testing.T) {
 		{"Process is running in background (pid: 41234)", "Process is running in background (pid: <PID>)"},
 		{"PID 7 exited; pid=8", "PID <PID> exited; pid=<PID>"},
 		{"rapid 12", "rapid 12"},
+		{"Background PIDs: 12, 345\nProcess Group PGID: 11", "Background PIDs: <PID>, <PID>\nProcess Group PGID: <PID>"},
 		{"shell_id: 3f2b8c1e-9d4a-4b7e-8f00-0123456789ab\nstarted", "shell_id: <UUID>\nstarted"},
 		{"shell_id: 4711", "shell_id: <ID>"},
 		{"unknown shell_id: conformance-unknown", "unknown shell_id: conformance-unknown"},

@@ -256,6 +256,7 @@ func wantNoConnection(t *testing.T, accepted <-chan bool) {
 var (
 	wallTime = regexp.MustCompile(`Wall time: [0-9.]+`)
 	chunkID  = regexp.MustCompile(`Chunk ID: [0-9a-f]+`)
+	pgid     = regexp.MustCompile(`PGID: [0-9]+`)
 )
 
 // The sandbox changes no contract: the same commands give the same results with it on and off (in the
@@ -296,6 +297,7 @@ func TestSandboxSameResults(t *testing.T) {
 					got[i] = strings.ReplaceAll(fmt.Sprintf("%s %v", raw, err), ws, "WS")
 					// The masks: what differs between two correct runs.
 					got[i] = chunkID.ReplaceAllString(wallTime.ReplaceAllString(got[i], "Wall time: T"), "Chunk ID: C")
+					got[i] = pgid.ReplaceAllString(got[i], "PGID: P")
 					if err != nil && strings.Contains(err.Error(), "failed to parse") {
 						t.Fatalf("%s: the call did not run: %v", command, err)
 					}

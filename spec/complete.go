@@ -153,6 +153,9 @@ func (t *Tool) fillDefaults() {
 	if t.Session != nil {
 		t.Session.fillDefaults()
 	}
+	if t.Wait != nil && t.Wait.Unit == "" {
+		t.Wait.Unit = Milliseconds
+	}
 	for name, sh := range t.Results.Cases {
 		if sh.Truncate != nil {
 			sh.Truncate.fillDefaults()

@@ -46,7 +46,9 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 	}
 	only(RoleSessionID, kind == KindSessionWrite || kind == KindSessionRead || kind == KindSessionKill, "a session_write, session_read or session_kill tool")
 	only(RoleStdin, kind == KindSessionWrite, "a session_write tool")
-	only(RoleYield, kind.Waits(), "a session_start, session_write or session_read tool")
+	if name, has := roles[RoleYield]; has && !kind.Waits() && t.Wait == nil {
+		c.errf(ptr+"/params", "parameter %q has role yield, which only a session_start, session_write or session_read tool has (or an exec tool with a wait block)", name)
+	}
 	only(RoleTTY, kind == KindSessionStart, "a session_start tool")
 	if name, ok := roles[RoleBudget]; ok && (t.Output == nil || t.Output.Budget == nil) {
 		c.errf(ptr+"/params", "parameter %q has role budget but the tool has no output.budget", name)

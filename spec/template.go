@@ -105,6 +105,17 @@ type Data struct {
 	// .Tty.
 	Sessions []SessionInfo
 
+	// What hosts report around a command (hostfeatures.go).
+
+	// PidsFile is, in shell.wrap's template with pids_file, the file the wrapped command writes its
+	// background jobs' pids to.
+	PidsFile string
+	// BackgroundPids are the pids the wrapped command reported (shell.wrap.pids_file), the shell's own
+	// left out.
+	BackgroundPids []int
+	// Binary reports binary output (output.binary): the output ends before the read that held it.
+	Binary bool
+
 	// A spilled output (output.spill). Spilled reports that the output was saved to a file and .Output is
 	// its preview; SpillPath is the file's path; SpillSize the whole output's size in the spill bound's
 	// unit, SpillLines its lines, SpillElided the units the preview leaves out; SpillCapped reports a file
@@ -256,6 +267,9 @@ func funcsFor(st *execState, builtins bool) template.FuncMap {
 			p := math.Pow(10, float64(min(max(places, 0), 15)))
 			return math.Round(toFloat(v)*p) / p, st.step(1)
 		},
+	}
+	for name, f := range textFuncs(st) {
+		m[name] = f
 	}
 	if builtins {
 		for name, f := range budgetedBuiltins(st) {
@@ -458,7 +472,8 @@ func ExecuteLimit(t *template.Template, data any, limit int) (string, error) {
 }
 
 // building are the functions whose results grow with their arguments.
-var building = []string{"concat", "join", "printf", "json", "goquote", "print", "println", "html", "js", "urlquery"}
+var building = []string{"concat", "join", "printf", "json", "goquote", "print", "println", "html", "js", "urlquery",
+	"replace", "shquote", "lines", "joinlist"}
 
 // builds reports a template that calls a function of building.
 func builds(tree *parse.Tree) bool {

@@ -11,8 +11,9 @@ type Variant struct {
 	// spec.SpecVersion). Optional: without it, a spec is read in the current version and the forms of earlier
 	// versions it uses are converted, each with a note; with it, those of later versions are errors.
 	SpecVersion int `yaml:"spec_version,omitempty" json:"spec_version,omitempty"`
-	// ID names the variant (lower case, digits, underscore); for built-ins it is the folder name.
-	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
+	// ID names the variant (lower case, digits, underscores and dashes); for built-ins it is the folder name.
+	// A generated adapter's default Go package is the id without its dashes (gemini-cli: geminicli).
+	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_-]*$"`
 	// Title is a one-line human name.
 	Title string `yaml:"title" json:"title"`
 	// Summary says in a sentence or two what the contract is.
@@ -129,6 +130,12 @@ type Shell struct {
 	// Session starts each command in a session of its own (setsid, Node's detached: true), so $$ is also
 	// the session id; otherwise in a process group of its own (setpgid). Either way the group is killed.
 	Session bool `yaml:"session,omitempty" json:"session,omitempty"`
+
+	// The command as the host rewrites it (hostfeatures.go).
+
+	// Wrap rewrites each command before the shell runs it (a guard prefix, a subshell with a trap), and can
+	// have the shell report the jobs it left running.
+	Wrap *CommandWrap `yaml:"wrap,omitempty" json:"wrap,omitempty"`
 }
 
 // Sandbox is how a variant's commands are confined by default.
@@ -200,6 +207,13 @@ type Tool struct {
 	Output *Output `yaml:"output,omitempty" json:"output,omitempty"`
 	// Results shapes each outcome into what the host receives.
 	Results Results `yaml:"results" json:"results"`
+
+	// Waiting on the background (hostfeatures.go).
+
+	// Wait is how long a start in the background (an exec tool whose background parameter is true) waits
+	// before it answers, with the output so far and .Running false if the command ended by then; a
+	// parameter with role yield sets it per call (in Wait.Unit, clamped to its range; a negative value is 0).
+	Wait *Yield `yaml:"wait,omitempty" json:"wait,omitempty"`
 
 	outcomes []Outcome // result cases in file order (Complete)
 	gotool   *GoTool   // the Go model (Complete)
@@ -324,6 +338,12 @@ type Timeout struct {
 	// process errors arrive after its timer does (Node): the expiry outcome then renders with .Pid 0 and
 	// nothing registered. A spawn_error.<ERRNO> case (a failure the host sees at once) still comes first.
 	ExpiryFirst bool `yaml:"expiry_first,omitempty" json:"expiry_first,omitempty"`
+
+	// Inactivity (hostfeatures.go).
+
+	// Idle makes the timeout one of inactivity: it starts again at every output the command writes, so a
+	// command expires only after that long without output.
+	Idle bool `yaml:"idle,omitempty" json:"idle,omitempty"`
 }
 
 // TimeoutOverflow is a host timer's clamp.
@@ -375,6 +395,15 @@ type Output struct {
 	DecodeError *Failure `yaml:"decode_error,omitempty" json:"decode_error,omitempty"`
 	// Budget cuts the combined output to a budget the model may choose (a parameter with role budget).
 	Budget *Budget `yaml:"budget,omitempty" json:"budget,omitempty"`
+
+	// Terminal output (hostfeatures.go).
+
+	// StripANSI removes ANSI escape sequences after decoding, as the strip-ansi package does (colours,
+	// cursor moves, titles and hyperlinks): before newlines, strip and truncation see the text.
+	StripANSI bool `yaml:"strip_ansi,omitempty" json:"strip_ansi,omitempty"`
+	// Binary detects binary output from its first bytes: a NUL byte among them ends the text before the read
+	// that carried it (the rest is counted, not kept), and templates see .Binary.
+	Binary *BinaryOutput `yaml:"binary,omitempty" json:"binary,omitempty"`
 
 	// Spill saves the whole output to a file past a bound; the result then shows a preview (spill.go).
 	Spill *Spill `yaml:"spill,omitempty" json:"spill,omitempty"`

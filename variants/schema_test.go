@@ -11,6 +11,7 @@ import (
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
+	geminicli "github.com/agentbash/agentbash/variants/gemini-cli"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -210,4 +211,18 @@ func TestSchemaCodex(t *testing.T) {
 			t.Errorf("codex exec_command %s shows a default %v; upstream shows none", name, p.Default)
 		}
 	}
+}
+
+func TestSchemaGeminiCLI(t *testing.T) {
+	// getShellDeclaration (tools/definitions/dynamic-declaration-helpers) in @google/gemini-cli 0.61.0's
+	// bundle: command (required), description, dir_path, is_background (boolean), delay_ms (integer);
+	// additional_permissions only with tool sandboxing (off).
+	schemaCase(t, "gemini-cli", []upstreamTool{
+		{
+			params: &geminicli.RunShellCommandParams{},
+			facts: []param{{"command", "string", nil}, {"description", "string", nil}, {"dir_path", "string", nil},
+				{"is_background", "boolean", nil}, {"delay_ms", "integer", nil}},
+			required: []string{"command"},
+		},
+	})
 }

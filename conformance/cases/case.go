@@ -579,6 +579,12 @@ func (b *builder) otherRoles() {
 	}
 	if b.ti.role(spec.RoleBackground) != nil {
 		b.cmd("run in background", "echo started", map[string]any{"background": true}, Case{})
+		if w := b.ti.t.Wait; w != nil && b.ti.role(spec.RoleYield) != nil {
+			// A second's wait (in the wait's unit): the start answers with the first output, still running.
+			b.cmd("run in background, waiting for output", "echo started; sleep 3",
+				map[string]any{"background": true, "yield": w.Unit.Of(time.Second)},
+				Case{About: "a start in the background that waits a second for its first output"})
+		}
 	}
 	if b.ti.role(spec.RoleWorkspace) != nil {
 		b.cmd("workspace named", "pwd", map[string]any{"workspace": WorkspaceNameToken}, Case{NoSurvivors: true, OwnWorkspace: true})

@@ -40,6 +40,10 @@ type Host struct {
 	Baseline   string            `yaml:"baseline"`
 	PerCase    bool              `yaml:"per_case"`
 	TimeScale  float64           `yaml:"time_scale"`
+	// Trusted sends the commands the spec's policies block as written (conformance.Trusted): for a host
+	// that refuses them before it runs anything, whatever its approval mode, and policies whose blocked
+	// commands are harmless.
+	Trusted bool `yaml:"trusted"`
 }
 
 // Package is the npm package's name, without the version.

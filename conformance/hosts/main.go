@@ -212,6 +212,9 @@ func (c *Config) command(h Host, bin string) string {
 	if h.PerCase {
 		parts = append(parts, "-host-per-case")
 	}
+	if h.Trusted {
+		parts = append(parts, "-trusted")
+	}
 	parts = append(parts, "--")
 	parts = append(parts, argv(h, bin)...)
 	for i, p := range parts {
@@ -254,6 +257,9 @@ func (c *Config) check(ctx context.Context, h Host, bin string, keep *regexp.Reg
 	}
 	if h.TimeScale > 0 {
 		opts = append(opts, conformance.TimeScale(h.TimeScale))
+	}
+	if h.Trusted {
+		opts = append(opts, conformance.Trusted())
 	}
 	if h.Baseline != "" {
 		b, err := conformance.LoadBaseline(c.path(h.Baseline))
