@@ -54,6 +54,7 @@ type config struct {
 	sandbox   *sandbox.Config // WithSandbox; nil: the spec's sandbox block, if any
 	approver  Approver        // WithApprover
 	observer  CallObserver    // WithCallObserver
+	executor  proc.Executor   // WithExecutor; nil: proc.Local
 }
 
 // WithWorkspace sets the workspace root: the default working directory and the confinement root.
@@ -114,6 +115,7 @@ type Engine struct {
 	sess     *sessionRegistry
 	redact   *redactor
 	sandbox  *sandbox.Sandbox // nil: commands run unconfined
+	starter  proc.Starter     // WithExecutor's (executor.go); nil: proc.Start
 	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
 	// their default working directory: resolved once per engine, whose roots are fixed for its life.
 	resolved sync.Map
@@ -169,6 +171,12 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		e.tools[v.Tools[i].Name] = compileTool(v, &v.Tools[i])
 	}
 	if e.sandbox, err = e.newSandbox(); err != nil {
+		return nil, err
+	}
+	if err := e.openExecutor(); err != nil {
+		if e.sandbox != nil {
+			e.sandbox.Close()
+		}
 		return nil, err
 	}
 	e.bg = newRegistry(v.Background)
@@ -286,6 +294,7 @@ func (e *Engine) Close() error {
 	e.bg.close()
 	e.sess.close()
 	e.carry.close()
+	e.closeExecutor()
 	if e.sandbox != nil {
 		e.sandbox.Close()
 	}

@@ -351,7 +351,7 @@ func (c *call) startSession() (json.RawMessage, error) {
 	if c.cwdEmpty {
 		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
 	} else {
-		p, err = proc.Start(ps)
+		p, err = c.e.start(ps)
 	}
 	if err != nil {
 		c.e.sess.unreserve()

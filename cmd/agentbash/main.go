@@ -126,6 +126,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	workspace := fs.String("workspace", "", "the workspace root `DIR`, which must exist (default: the current directory)")
 	params := fs.String("params", "", "the parameters as a `JSON` object, as a model would send them")
 	sbx := addSandboxFlags(fs)
+	exf := addExecutorFlags(fs)
 	pos, code, ok := runCmd.parse(fs, flagArgs, stdout, stderr)
 	if !ok {
 		return code
@@ -171,7 +172,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *workspace != "" {
 		opts = append(opts, runtime.WithWorkspace(*workspace))
 	}
-	eng, err := runtime.New(v, opts...)
+	xopts, closeX, err := exf.open()
+	if err != nil {
+		return runCmd.fail(stderr, err)
+	}
+	defer closeX()
+	eng, err := runtime.New(v, append(opts, xopts...)...)
 	if err != nil {
 		return runCmd.fail(stderr, err)
 	}
