@@ -81,4 +81,3 @@ func (f *executorFlags) open() ([]runtime.Option, func(), error) {
 	}
 	return []runtime.Option{runtime.WithExecutor(x)}, func() { _ = x.Close() }, nil
 }
-

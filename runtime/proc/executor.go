@@ -4,6 +4,9 @@ package proc
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -63,6 +66,19 @@ func (r *Refuser) Refused() [][]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([][]string(nil), r.argv...)
+}
+
+// Err returns nil when no run was refused, else ErrRefused naming the first run refused.
+func (r *Refuser) Err() error {
+	argv := r.Refused()
+	if len(argv) == 0 {
+		return nil
+	}
+	what := "an embedded script"
+	if len(argv[0]) > 0 {
+		what = strconv.Quote(strings.Join(argv[0], " "))
+	}
+	return fmt.Errorf("%w (asked to start %s, and started nothing)", ErrRefused, what)
 }
 
 type refuseStarter struct{ r *Refuser }

@@ -164,8 +164,8 @@ func (x *Executor) create(roots []string) (*box, error) {
 	}
 	host := &container.HostConfig{
 		NetworkMode: container.NetworkMode(x.cfg.Network), Mounts: mounts, Resources: res,
-		LogConfig: container.LogConfig{Type: "none"}, // the stream is the agent's protocol: log none of it
-		AutoRemove: true, // an agent that exits (its host gone: end of stdin) takes its container with it
+		LogConfig:  container.LogConfig{Type: "none"}, // the stream is the agent's protocol: log none of it
+		AutoRemove: true,                              // an agent that exits (its host gone: end of stdin) takes its container with it
 	}
 	created, err := x.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: host})
 	if err != nil {
@@ -174,6 +174,10 @@ func (x *Executor) create(roots []string) (*box, error) {
 	id := created.ID
 	fail := func(op string, err error) (*box, error) {
 		x.remove(context.Background(), id)
+		for _, r := range seed {
+			// Made for this container and maybe copied in part: the next one makes it anew.
+			_, _ = x.cli.VolumeRemove(context.Background(), x.VolumeName(r), client.VolumeRemoveOptions{Force: true})
+		}
 		return nil, x.engineError(op, err)
 	}
 	if x.volume {

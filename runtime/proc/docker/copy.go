@@ -47,36 +47,72 @@ func (x *Executor) copyAgent(ctx context.Context, id string) error {
 }
 
 // copyDir copies the directory root here into the created container's root (its volume), with its
-// files' modes and owners.
+// files' modes and owners: directories, regular files, symbolic links, fifos and devices (sockets are
+// left out).
 func (x *Executor) copyDir(ctx context.Context, id, root string) error {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil // nothing here to copy: the volume starts empty
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		tw := tar.NewWriter(pw)
-		err := tw.AddFS(dirFS{os.DirFS(root), root})
-		if err == nil {
-			err = tw.Close()
-		}
-		pw.CloseWithError(err)
+		// The entries are named by their absolute paths (less the leading slash) and extracted at "/": the
+		// engine refuses a symbolic link that leads out of the directory it extracts into, and a workspace
+		// may hold one to its parent (up -> ..), as it may here.
+		pw.CloseWithError(writeTree(pw, root))
 	}()
-	_, err := x.cli.CopyToContainer(ctx, id, client.CopyToContainerOptions{DestinationPath: root, Content: pr, CopyUIDGID: true})
+	_, err := x.cli.CopyToContainer(ctx, id, client.CopyToContainerOptions{DestinationPath: "/", Content: pr, CopyUIDGID: true})
 	pr.CloseWithError(err)
 	return err
 }
 
-// dirFS is os.DirFS with its symbolic links read as links (tar.Writer.AddFS writes them as links when
-// the file system can read them: fs.ReadLinkFS).
-type dirFS struct {
-	fs.FS
-	root string
-}
-
-func (d dirFS) ReadLink(name string) (string, error) {
-	return os.Readlink(filepath.Join(d.root, filepath.FromSlash(name)))
-}
-
-func (d dirFS) Lstat(name string) (fs.FileInfo, error) {
-	return os.Lstat(filepath.Join(d.root, filepath.FromSlash(name)))
+// writeTree writes the tree beneath root as a tar stream, each entry named by its absolute path without
+// the leading slash.
+func writeTree(w io.Writer, root string) error {
+	tw := tar.NewWriter(w)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == root {
+			return nil
+		}
+		if d.Type()&fs.ModeSocket != 0 {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		link := ""
+		if d.Type()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(path); err != nil {
+				return err
+			}
+		}
+		h, err := tar.FileInfoHeader(info, link)
+		if err != nil {
+			return err
+		}
+		h.Name = path[1:]
+		if d.IsDir() {
+			h.Name += "/"
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(tw, f)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return tw.Close()
 }
