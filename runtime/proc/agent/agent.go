@@ -233,10 +233,13 @@ type output struct {
 	s   *server
 	id  uint32
 	typ byte
+	mu  sync.Mutex
 	buf []byte
 }
 
 func (o *output) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	for rest := b; len(rest) > 0; {
 		n := min(len(rest), chunk)
 		o.buf = appendFrame(o.buf[:0], o.typ, o.id, rest[:n])

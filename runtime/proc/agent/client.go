@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -94,6 +95,7 @@ type clientRun struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	stdin   bool
+	files   []string        // Spec.Writable: the files the agent may send back
 	werr    error           // the first error writing its output here
 	started chan startedMsg // the agent's answer to the start
 	p       *proc.Process
@@ -124,7 +126,7 @@ func (c *Conn) Start(s proc.Spec) (*proc.Process, error) {
 	case s.Grace > 0:
 		m.GraceNS = int64(s.Grace)
 	}
-	r := &clientRun{c: c, stdout: writerOf(s.Stdout), stderr: writerOf(s.Stderr), stdin: s.OpenStdin || s.PTY,
+	r := &clientRun{c: c, stdout: writerOf(s.Stdout), stderr: writerOf(s.Stderr), stdin: s.OpenStdin || s.PTY, files: s.Writable,
 		started: make(chan startedMsg, 1), wrote: make(chan wroteMsg, 1)}
 	if s.PTY || s.Combined {
 		r.stderr = nil
@@ -314,10 +316,11 @@ func (r *clientRun) handle(typ byte, payload []byte) error {
 		}
 		n := int(binary.BigEndian.Uint16(payload))
 		path, data := string(payload[2:2+n]), payload[2+n:]
-		// The file exists here (Spec.Writable): the caller made it. Never create one.
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0); err == nil {
-			_, _ = f.Write(data)
-			f.Close()
+		if !slices.Contains(r.files, path) {
+			return fmt.Errorf("agent protocol: the file %q is not one of the run's", path)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil && r.werr == nil {
+			r.werr = err
 		}
 	case tExit:
 		var m exitMsg
