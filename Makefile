@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts docker
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -12,9 +12,19 @@ test: fmt-check vet check
 # size (the detector multiplies memory and time), the sandbox's 50 escapes of each form and the
 # conformance suite of every variant sandboxed, in process and served (a race-built sandbox helper takes
 # about a second to start), and the escapes hidden from the run marker, 10 of each form through a cgroup
-# per run (runtime/proc, and through run, serve and background shells).
+# per run (runtime/proc, and through run, serve and background shells), and the conformance suite of every
+# variant in containers (TestDockerBuiltins).
 test-norace:
-	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth|SandboxNoSurvivor|SandboxedBuiltins|ConformanceCommandSandboxed|CgroupNoSurvivors|CgroupNonRootHost|ContainHiddenEscapes|ContainBackgroundShells' ./runtime/textcap ./runtime ./runtime/proc ./cmd/agentbash ./conformance
+	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth|SandboxNoSurvivor|SandboxedBuiltins|ConformanceCommandSandboxed|CgroupNoSurvivors|CgroupNonRootHost|ContainHiddenEscapes|ContainBackgroundShells|DockerBuiltins' ./runtime/textcap ./runtime ./runtime/proc ./cmd/agentbash ./conformance
+
+# docker runs the tests of commands in containers (the Docker executor, its agent, the conformance suites in
+# containers, README's "Run commands in containers"), after starting the engines they need (.ci/docker:
+# docker.io installed when missing, dockerd started when `docker info` fails, a second engine on TCP).
+# `make test` runs them too, skipping them when no engine answers.
+docker:
+	@out=$$(bash .ci/docker start) || exit 1; export $$(echo "$$out" | grep '^AGENTBASH_DOCKER_TCP='); \
+	$(GO) test -race -count=1 -run 'Docker|Agent|Hazard|ErrorsCross|Executor|README' ./runtime/proc/... ./conformance ./cmd/agentbash ./docs && \
+	$(GO) test -count=1 -run 'DockerBuiltins' ./conformance
 
 # quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
 # the tests that run the go command to compile, and serve's 10,000-request growth test.

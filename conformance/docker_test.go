@@ -21,12 +21,20 @@ import (
 // (sessions) do on a second engine reached over TCP (the workspace a volume, made through the executor
 // from the directory the suite set up). The image is debootstrap's minbase of this machine's release, so
 // the programs are this machine's.
+//
+// Under the race detector (the whole suite of six variants twice takes minutes there) codegensandbox runs
+// on the local engine and codex on the TCP one; `make test-norace` (CI) and `make docker` run them all.
 func TestDockerBuiltins(t *testing.T) {
 	cli := dockertest.Local(t)
-	t.Run("local", func(t *testing.T) { dockerSuites(t, cli, "", variants.IDs()) })
+	local, remote := variants.IDs(), []string{"codegensandbox", "codex"}
+	if raceEnabled {
+		local, remote = []string{"codegensandbox"}, []string{"codex"}
+		t.Log("under the race detector: codegensandbox locally and codex over TCP (make test-norace runs them all)")
+	}
+	t.Run("local", func(t *testing.T) { dockerSuites(t, cli, "", local) })
 	t.Run("tcp", func(t *testing.T) {
 		addr, cli := dockertest.TCP(t)
-		dockerSuites(t, cli, addr, []string{"codegensandbox", "codex"})
+		dockerSuites(t, cli, addr, remote)
 	})
 }
 

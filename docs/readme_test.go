@@ -59,6 +59,11 @@ var notRun = map[string]string{
 	"git clone https://github.com/agentbash/agentbash":               "it needs the network: the test uses this checkout",
 }
 
+func init() {
+	notRun["dockerd -H tcp://127.0.0.1:23750 --data-root /var/lib/docker-remote --exec-root /run/docker-remote --pidfile /run/docker-remote.pid &"] =
+		"it starts a Docker Engine: .ci/docker starts that one for the tests (with its data root elsewhere)"
+}
+
 // shCommand is a command of a sh block and its expected output.
 type shCommand struct {
 	line   int    // of the command in README.md
@@ -215,6 +220,7 @@ func TestREADME(t *testing.T) {
 	agentbash := filepath.Join(tmp, "agentbash")
 	build := exec.Command("go", "build", "-o", agentbash, "./cmd/agentbash")
 	build.Dir = repo
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the Docker executor's agent must be
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/agentbash: %v\n%s", err, out)
 	}
@@ -278,6 +284,10 @@ func TestREADME(t *testing.T) {
 				}
 				if why := missingSandbox(c.text); why != "" {
 					t.Logf("%s: this machine cannot sandbox (%s): not running %s", b, why, c.key())
+					continue
+				}
+				if why := missingDocker(c.text); why != "" {
+					t.Logf("%s: %s: not running %s", b, why, c.key())
 					continue
 				}
 				c.text = strings.ReplaceAll(c.text, "127.0.0.1:8931", port)
@@ -432,6 +442,34 @@ func missingSandbox(cmd string) string {
 		if why := sandbox.Unavailable(c); why != "" {
 			return c.String() + ": " + why
 		}
+	}
+	return ""
+}
+
+// missingDocker says what is missing when the command runs containers (docker, -executor docker, the
+// image's root filesystem) and this machine cannot: no Docker Engine answering at the address the command
+// names (the default socket, or tcp://127.0.0.1:23750, which .ci/docker starts), or no apt-get and
+// dpkg-deb to build the image from Debian packages; "" otherwise.
+func missingDocker(cmd string) string {
+	if !regexp.MustCompile(`(^|[\s|$(])(docker\s|apt-get download|dpkg-deb|rootfs)|-executor docker`).MatchString(cmd) {
+		return ""
+	}
+	for _, tool := range []string{"docker", "apt-get", "dpkg-deb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool + " is not installed (bash .ci/docker start installs docker.io)"
+		}
+	}
+	host := ""
+	if strings.Contains(cmd, "tcp://127.0.0.1:23750") {
+		host = "tcp://127.0.0.1:23750"
+	}
+	info := exec.Command("docker", "info")
+	info.Env = append(os.Environ(), "DOCKER_HOST="+host)
+	if err := info.Run(); err != nil {
+		if host == "" {
+			host = "the local socket"
+		}
+		return "no Docker Engine answers at " + host + " (bash .ci/docker start starts it)"
 	}
 	return ""
 }
