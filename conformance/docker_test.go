@@ -101,3 +101,25 @@ func requireInContainer(t *testing.T, id string, x *docker.Executor) {
 		t.Fatalf("not in a container: %s %v", res, err)
 	}
 }
+
+// A spec that carries the shell's state across calls (carry: [cwd, env]) carries it in a container too: the
+// state files the shell writes there come back with the run's end (proc.Spec.Writable).
+func TestDockerCarry(t *testing.T) {
+	cli := dockertest.Local(t)
+	x, err := docker.New(docker.Config{Image: dockertest.Image(t, cli, dockertest.Debian), Agent: dockertest.Agent(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	v, err := spec.Parse("carry.yaml", []byte(carrySpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check(context.Background(), v, InProcess(v, runtime.WithExecutor(x)), Filter(func(c Case) bool { return c.Group == "carry" }), TimeScale(timeScale))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Passed == 0 || !r.OK() {
+		t.Errorf("summary:\n%s", r.Summary())
+	}
+}
