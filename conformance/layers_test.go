@@ -20,7 +20,7 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"internal/jsonenc", "internal/proctest", "internal/shellcorpus", "internal/mutate"}},
+	{0, []string{"internal/jsonenc", "internal/genversion", "internal/proctest", "internal/shellcorpus", "internal/mutate"}},
 	{1, []string{"spec", "gen/toolschema"}},
 	{2, []string{"runtime"}},
 	{3, []string{"gen", "variants"}},

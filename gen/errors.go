@@ -18,10 +18,10 @@ func (g *generator) errorTypes() {
 			when = append(when, s.When)
 		}
 		g.f.Comment(wrap(fmt.Sprintf("%s is raised when %s.", et.GoName, strings.Join(when, "; "))))
-		g.f.Type().Id(et.GoName).Op("struct").Add(oneLine(jen.Qual(runtimePkg, "Raised")))
+		g.f.Type().Id(et.GoName).Op("struct").Add(oneLine(jen.Qual(genimplPkg, "Raised")))
 		g.f.Line()
 		arms = append(arms, jen.Case(jen.Lit(et.Name)).Block(
-			jen.Return(jen.Op("&").Id(et.GoName).Values(jen.Qual(runtimePkg, "Raised").Add(keyed(jen.Id("ToolError"), jen.Id("te"))))),
+			jen.Return(jen.Op("&").Id(et.GoName).Values(jen.Qual(genimplPkg, "Raised").Add(keyed(jen.Id("ToolError"), jen.Id("te"))))),
 		))
 	}
 	g.f.Comment("// typedError gives an error a tool raised this package's type for its class.")

@@ -1,40 +1,46 @@
 // Package gen renders a complete agentbash spec (a spec.Variant after spec.Complete) as a typed Go adapter
 // with github.com/dave/jennifer. It only emits: every name, merged field and union member comes from the
 // spec's Go model (spec.Tool.Go, spec.Variant.ErrorTypes), which the loader has already checked, so a spec
-// that validated always generates. What adapters share lives in the runtime (runtime.Generated); a
+// that validated always generates. What adapters share lives in runtime/genimpl (Generated, Invoke,
+// Raised, ...), which only generated code imports, as protobuf-go's protoimpl is for generated messages; a
 // generated file holds what is the spec's own:
 //
 //   - per tool (names never depend on the number of tools): the name constant ToolBash, the method Bash,
-//     the parameters BashParams (reflecting with github.com/invopop/jsonschema to the model-facing schema),
-//     the result BashResult (a struct for a JSON object, a sealed interface with one struct per member and
+//     the parameters BashParams (json tags, and the description as the jsonschema tag
+//     github.com/google/jsonschema-go reads: the model-facing schema itself is Definitions'), the result
+//     BashResult (a struct for a JSON object, a sealed interface with one struct per member and
 //     UnmarshalBashResult for a union, a string for text);
-//   - one error type per error class the spec raises, embedding runtime.Raised;
-//   - New, Definitions (what to show the model), Spec (the embedded spec), and a version guard that stops
-//     the build against a runtime that does not support the generated-code API version;
+//   - one error type per error class the spec raises, embedding genimpl.Raised;
+//   - New, Definitions (what to show the model), Spec, and a version guard that stops the build against a
+//     runtime that does not support the generated-code API version;
 //   - for a variant with sessions, the session API of the Tool: Sessions, WaitSession and KillSession (the
-//     session tools themselves are typed methods like any other).
+//     session tools themselves are typed methods like any other);
+//   - the completed spec as a Go value (Compiled's form), which New and Spec start from: the generated
+//     package reads no YAML at run time, and a downstream module needs its YAML file, a go:generate line
+//     and this module.
 //
-// The generated package embeds its spec, so it is self-contained: a downstream module needs its YAML file,
-// a go:generate line and this module.
+// GenerateFile is what a generator command does (cmd/agentbash-gen, agentbash gen): load a spec file,
+// generate, and write the output unless it holds these bytes already.
 package gen
 
 import (
 	"bytes"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/agentbash/agentbash/internal/genversion"
 	"github.com/agentbash/agentbash/spec"
 )
 
 // Version is the generated-code API version this generator emits. Generated code compiles only against a
-// runtime whose [MinGenVersion, GenVersion] range holds it.
-const Version = 3
+// runtime whose [genimpl.MinGenVersion, genimpl.GenVersion] range holds it.
+const Version = genversion.Max
 
 const (
 	runtimePkg = "github.com/agentbash/agentbash/runtime"
+	genimplPkg = "github.com/agentbash/agentbash/runtime/genimpl"
 	specPkg    = "github.com/agentbash/agentbash/spec"
 	jsonPkg    = "encoding/json"
 )
@@ -43,13 +49,14 @@ const (
 type Config struct {
 	// Package is the Go package name of the output (default: the variant id).
 	Package string
-	// SpecFile is the spec's path relative to the output file's directory, with forward slashes (for
-	// example "rye.yaml"). The generated package embeds it and the header names it.
+	// SpecFile names the spec in the header: its path relative to the output file's directory, with
+	// forward slashes (for example "rye.yaml").
 	SpecFile string
 }
 
 // Generate renders the adapter for v, completing it first if it is not (spec.Variant.Complete). The output
-// is gofmt-formatted and depends only on v and cfg.
+// is gofmt-formatted and depends only on v and cfg; the compiled spec in it is v as it is (v.File
+// included: GenerateFile sets it to cfg.SpecFile).
 func Generate(v *spec.Variant, cfg Config) ([]byte, error) {
 	if cfg.Package == "" {
 		cfg.Package = v.ID
@@ -57,16 +64,16 @@ func Generate(v *spec.Variant, cfg Config) ([]byte, error) {
 	if cfg.SpecFile == "" {
 		return nil, fmt.Errorf("gen: Config.SpecFile is empty")
 	}
-	if p := path.Clean(cfg.SpecFile); path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
-		return nil, fmt.Errorf("gen: spec %s must be inside the output's directory to be embedded", cfg.SpecFile)
-	}
 	if err := v.Complete(); err != nil {
 		return nil, err
 	}
 	g := &generator{v: v, cfg: cfg, f: jen.NewFile(cfg.Package)}
 	g.f.ImportName(runtimePkg, "runtime")
+	g.f.ImportName(genimplPkg, "genimpl")
 	g.f.ImportName(specPkg, "spec")
-	g.file()
+	if err := g.file(); err != nil {
+		return nil, fmt.Errorf("gen %s: %w", cfg.SpecFile, err)
+	}
 	var b bytes.Buffer
 	if err := g.f.Render(&b); err != nil {
 		return nil, fmt.Errorf("gen %s: %w", cfg.SpecFile, err)
@@ -81,7 +88,7 @@ type generator struct {
 	f   *jen.File
 }
 
-func (g *generator) file() {
+func (g *generator) file() error {
 	g.header()
 	g.tool()
 	for i := range g.v.Tools {
@@ -94,6 +101,7 @@ func (g *generator) file() {
 		g.results(t)
 	}
 	g.errorTypes()
+	return compiledFunc(g.f, CompiledSpec{Func: "compiledSpec", Variant: g.v})
 }
 
 func (g *generator) header() {
@@ -104,7 +112,6 @@ func (g *generator) header() {
 		doc += "\n\n" + strings.TrimSpace(v.Summary)
 	}
 	g.f.PackageComment(wrap(doc))
-	g.f.Anon("embed")
 
 	g.f.Comment("// ID is the variant's id; the Tool constants are its tools' names, as the model calls them.")
 	g.f.Const().DefsFunc(func(d *jen.Group) {
@@ -114,34 +121,30 @@ func (g *generator) header() {
 		}
 	})
 	g.f.Line()
-	g.f.Comment("//go:embed " + g.cfg.SpecFile)
-	g.f.Var().Id("specYAML").Index().Byte()
-	g.f.Line()
-	g.f.Var().Id("loadSpec").Op("=").Qual(runtimePkg, "LoadSpec").Call(jen.Lit(g.cfg.SpecFile), jen.Id("specYAML"))
-	g.f.Line()
-	g.f.Comment(wrap(fmt.Sprintf("Spec returns the variant's spec, parsed once from the embedded %s (shared: do not modify it).", g.cfg.SpecFile)))
-	g.f.Func().Id("Spec").Params().Params(jen.Op("*").Qual(specPkg, "Variant"), jen.Error()).Add(oneLine(jen.Return(jen.Id("loadSpec").Call())))
+	g.f.Comment(wrap(fmt.Sprintf("Spec returns the variant's spec as spec.Load reads %s: completed, built from its compiled form "+
+		"(compiledSpec, at the end of this file) without reading YAML; a new variant on each call.", g.cfg.SpecFile)))
+	g.f.Func().Id("Spec").Params().Params(jen.Op("*").Qual(specPkg, "Variant"), jen.Error()).Add(oneLine(jen.Return(jen.Id("compiledSpec").Call())))
 	g.f.Line()
 	g.f.Comment("// genVersion is the generated-code API version; the constants below stop the build on a mismatch.")
 	g.f.Const().Id("genVersion").Op("=").Lit(Version)
 	g.f.Line()
-	enforce := jen.Qual(runtimePkg, "EnforceVersion")
+	enforce := jen.Qual(genimplPkg, "EnforceVersion")
 	g.f.Const().Defs(
-		jen.Id("_").Op("=").Add(enforce).Call(jen.Id("genVersion").Op("-").Qual(runtimePkg, "MinGenVersion")),
-		jen.Id("_").Op("=").Add(enforce).Call(jen.Qual(runtimePkg, "GenVersion").Op("-").Id("genVersion")),
+		jen.Id("_").Op("=").Add(enforce).Call(jen.Id("genVersion").Op("-").Qual(genimplPkg, "MinGenVersion")),
+		jen.Id("_").Op("=").Add(enforce).Call(jen.Qual(genimplPkg, "GenVersion").Op("-").Id("genVersion")),
 	)
 	g.f.Line()
 }
 
-// tool emits the Tool type, New and the methods every adapter forwards to runtime.Generated.
+// tool emits the Tool type, New and the methods every adapter forwards to genimpl.Generated.
 func (g *generator) tool() {
 	g.f.Comment(wrap(fmt.Sprintf("Tool runs the %s variant's tools on the agentbash runtime. It is safe for concurrent use; Close "+
 		"ends every process it left running.", g.v.ID)))
-	g.f.Type().Id("Tool").Op("struct").Add(oneLine(jen.Id("rt").Op("*").Qual(runtimePkg, "Generated")))
+	g.f.Type().Id("Tool").Op("struct").Add(oneLine(jen.Id("rt").Op("*").Qual(genimplPkg, "Generated")))
 	g.f.Line()
 	g.f.Comment("// New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).")
 	g.f.Func().Id("New").Params(jen.Id("opts").Op("...").Qual(runtimePkg, "Option")).Params(jen.Op("*").Id("Tool"), jen.Error()).Block(
-		jen.List(jen.Id("rt"), jen.Err()).Op(":=").Qual(runtimePkg, "NewGenerated").Call(jen.Id("loadSpec"), jen.Id("typedError"), jen.Id("opts").Op("...")),
+		jen.List(jen.Id("rt"), jen.Err()).Op(":=").Qual(genimplPkg, "NewGenerated").Call(jen.Id("compiledSpec"), jen.Id("typedError"), jen.Id("opts").Op("...")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Tool").Values(jen.Id("rt")), jen.Nil()),
 	)
@@ -182,17 +185,17 @@ func (g *generator) method(t *spec.Tool) {
 	var typ, decode jen.Code
 	switch gt.Shape {
 	case spec.GoText:
-		typ, decode = jen.String(), jen.Qual(runtimePkg, "DecodeText")
+		typ, decode = jen.String(), jen.Qual(genimplPkg, "DecodeText")
 	case spec.GoSealed:
 		typ, decode = jen.Id(gt.Result), jen.Id(gt.Union.Unmarshal)
 	default:
-		typ, decode = jen.Id(gt.Result), jen.Qual(runtimePkg, "DecodeJSON").Types(jen.Id(gt.Result))
+		typ, decode = jen.Id(gt.Result), jen.Qual(genimplPkg, "DecodeJSON").Types(jen.Id(gt.Result))
 	}
 	g.f.Comment(wrap(fmt.Sprintf("%s runs the %s tool with typed parameters.", gt.Name, t.Name)))
 	g.f.Func().Params(jen.Id("t").Op("*").Id("Tool")).Id(gt.Name).Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("p").Id(gt.Params),
 	).Params(typ, jen.Error()).Block(
-		jen.Return(jen.Qual(runtimePkg, "Invoke").Call(jen.Id("ctx"), jen.Id("t").Dot("rt"), jen.Id(gt.Const), jen.Id("p"), decode)),
+		jen.Return(jen.Qual(genimplPkg, "Invoke").Call(jen.Id("ctx"), jen.Id("t").Dot("rt"), jen.Id(gt.Const), jen.Id("p"), decode)),
 	)
 	g.f.Line()
 }

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentbash/agentbash/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (testdata/golden/*/*_gen.go and ../variants/*/*_gen.go)")
@@ -45,17 +43,15 @@ func goldens(t *testing.T) []golden {
 	return gs
 }
 
+// generate writes what a generator command writes beside the spec (GenerateFile: the spec named by its
+// base name).
 func generate(t *testing.T, g golden) []byte {
 	t.Helper()
-	v, err := spec.Load(g.spec)
-	if err != nil {
+	var b bytes.Buffer
+	if err := GenerateFile(FileConfig{Spec: g.spec, Out: "-", Package: g.pkg}, &b); err != nil {
 		t.Fatal(err)
 	}
-	code, err := Generate(v, Config{Package: g.pkg, SpecFile: filepath.Base(g.spec)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code
+	return b.Bytes()
 }
 
 // TestGolden compares the generator's output with the checked-in files byte for byte; -update rewrites

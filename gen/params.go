@@ -2,17 +2,19 @@ package gen
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/agentbash/agentbash/gen/toolschema"
 	"github.com/agentbash/agentbash/spec"
 )
 
-// params emits a tool's parameters struct. Its tags make github.com/invopop/jsonschema reflect the
-// model-facing schema (spec.Tool.InputSchema): json names, omitempty for optional parameters (so they are not
-// required), jsonschema tags for defaults, minimums and nullability, and the description.
+// params emits a tool's parameters struct. The model-facing schema is Definitions' (spec.Tool.InputSchema);
+// the struct carries what a Go type can, in the form schema libraries read: json names, omitempty for
+// optional parameters (so that they are not required), and the description as the jsonschema tag
+// github.com/google/jsonschema-go (the MCP go-sdk's) reads, where that library can take it
+// (toolschema.TagDescription). No keyword tags (defaults, minimums, nullability): another library's
+// syntax for them is one this one refuses.
 func (g *generator) params(t *spec.Tool) {
 	gt := t.Go()
 	var fields, nulls []jen.Code
@@ -22,7 +24,7 @@ func (g *generator) params(t *spec.Tool) {
 			fields = append(fields,
 				jen.Comment(fmt.Sprintf("// %s sends %s as null (%s must be nil); null may mean other than absent.", gp.Null, gp.Param.Name, gp.Name)),
 				jen.Id(gp.Null).Bool().Tag(map[string]string{"json": "-"}))
-			nulls = append(nulls, jen.Qual(runtimePkg, "Null").Add(keyed(jen.Id("Name"), jen.Lit(gp.Param.Name), jen.Id("Set"), jen.Id("p").Dot(gp.Null))))
+			nulls = append(nulls, jen.Qual(genimplPkg, "Null").Add(keyed(jen.Id("Name"), jen.Lit(gp.Param.Name), jen.Id("Set"), jen.Id("p").Dot(gp.Null))))
 		}
 	}
 	g.f.Comment(wrap(fmt.Sprintf("%s are the parameters of the %s tool; a nil pointer leaves an optional one out.", gt.Params, t.Name)))
@@ -34,7 +36,7 @@ func (g *generator) params(t *spec.Tool) {
 	g.f.Comment("// MarshalJSON writes the parameters as a model sends them, the Null ones as null.")
 	g.f.Func().Params(jen.Id("p").Id(gt.Params)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Type().Id("plain").Id(gt.Params),
-		jen.Return(jen.Qual(runtimePkg, "MarshalParams").Call(append([]jen.Code{jen.Id("plain").Call(jen.Id("p"))}, nulls...)...)),
+		jen.Return(jen.Qual(genimplPkg, "MarshalParams").Call(append([]jen.Code{jen.Id("plain").Call(jen.Id("p"))}, nulls...)...)),
 	)
 	g.f.Line()
 }
@@ -67,43 +69,8 @@ func paramTags(p *spec.Param) map[string]string {
 		js += ",omitempty"
 	}
 	tags := map[string]string{"json": js}
-	var schema []string
-	if p.Default != nil && p.Type != spec.TypeObject {
-		schema = append(schema, "default="+tagValue(p.Type, p.Default))
-	}
-	if p.Minimum != nil {
-		schema = append(schema, "minimum="+strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
-	}
-	if p.Nullable {
-		schema = append(schema, "nullable")
-	}
-	if len(schema) > 0 {
-		tags["jsonschema"] = strings.Join(schema, ",")
-	}
-	if p.Description != "" {
-		tags["jsonschema_description"] = p.Description
+	if d, ok := toolschema.TagDescription(p.Description); ok {
+		tags["jsonschema"] = d
 	}
 	return tags
-}
-
-// tagValue writes a default (whose type the loader checked) as invopop/jsonschema reads it back from a tag.
-func tagValue(typ spec.Type, v any) string {
-	switch n := v.(type) {
-	case string:
-		return strings.ReplaceAll(n, ",", `\,`)
-	case bool:
-		return strconv.FormatBool(n)
-	case int:
-		return strconv.Itoa(n)
-	case int64:
-		return strconv.FormatInt(n, 10)
-	case uint64:
-		return strconv.FormatUint(n, 10)
-	case float64:
-		if typ == spec.TypeInteger {
-			return strconv.FormatInt(int64(n), 10)
-		}
-		return strconv.FormatFloat(n, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
 }

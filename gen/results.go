@@ -108,7 +108,7 @@ func (g *generator) union(t *spec.Tool, gt *spec.GoTool) {
 			Func().Params(jen.Id("r").Id(m.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 			jen.Type().Id("plain").Id(m.Name),
 			sel.Op("=").Add(constLit(u.Type, m.Value)),
-			jen.Return(jen.Qual(runtimePkg, "MarshalJSON").Call(jen.Id("plain").Call(jen.Id("r")))),
+			jen.Return(jen.Qual(genimplPkg, "MarshalJSON").Call(jen.Id("plain").Call(jen.Id("r")))),
 		)
 		var cases []string
 		for _, c := range m.Cases {
@@ -130,7 +130,7 @@ func (g *generator) union(t *spec.Tool, gt *spec.GoTool) {
 	var arms []jen.Code
 	for _, m := range u.Members {
 		arms = append(arms, jen.Case(constLit(u.Type, m.Value)).Block(
-			jen.Return(jen.Qual(runtimePkg, "DecodeJSON").Types(jen.Id(m.Name)).Call(jen.Id("data"))),
+			jen.Return(jen.Qual(genimplPkg, "DecodeJSON").Types(jen.Id(m.Name)).Call(jen.Id("data"))),
 		))
 	}
 	g.f.Comment(wrap(fmt.Sprintf("%s decodes a %s result into its member type, by %s.", u.Unmarshal, t.Name, disc)))

@@ -1,7 +1,10 @@
 // Package runtime executes any agentbash spec: it validates parameters, runs the ordered checks, starts
 // the shell (through runtime/proc, the only code that starts processes), captures and decodes output
 // (runtime/textcap), applies policies (runtime/policy) and shapes each outcome into the value the host
-// receives. It knows no variant by name: everything variant-specific comes from the spec.
+// receives. It knows no variant by name: everything variant-specific comes from the spec. It is the API
+// users call (New, Engine.Call, Close, the options, ToolError); what generated adapters share is in
+// runtime/genimpl, and the registry of the processes that outlive their call (background shells and
+// sessions) in runtime/internal/live.
 //
 // Where the tools it reproduces differ among themselves in how they treat processes, the runtime answers
 // one way for every spec, and specs do not list these as deviations:
@@ -25,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentbash/agentbash/runtime/internal/live"
 	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/sandbox"
@@ -111,8 +115,8 @@ type Engine struct {
 	cfg      config
 	tools    map[string]*tool
 	policies map[string]policy.Checker
-	bg       *registry
-	sess     *sessionRegistry
+	bg       *live.Registry[*bgShell]
+	sess     *live.Registry[*session]
 	redact   *redactor
 	sandbox  *sandbox.Sandbox // nil: commands run unconfined
 	starter  proc.Starter     // WithExecutor's (executor.go); nil: proc.Start
@@ -179,8 +183,8 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		}
 		return nil, err
 	}
-	e.bg = newRegistry(v.Background)
-	e.sess = newSessionRegistry(v.Sessions)
+	e.bg = live.New[*bgShell](backgroundPolicy(v.Background))
+	e.sess = live.New[*session](sessionPolicy(v.Sessions))
 	if e.redact, err = newRedactor(v.Redact); err != nil {
 		return nil, fmt.Errorf("%s: redact: %w", v.File, err)
 	}
@@ -291,8 +295,8 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	e.mu.Unlock()
-	e.bg.close()
-	e.sess.close()
+	e.bg.Close()
+	e.sess.Close()
 	e.carry.close()
 	e.closeExecutor()
 	if e.sandbox != nil {

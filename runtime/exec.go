@@ -140,7 +140,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	}
 	if background {
 		// A background shell keeps its own bounded buffers, one per stream, for later polls.
-		st = newBackgroundStreams(c.e.bg.cfg)
+		st = newBackgroundStreams(c.e.v.Background)
 	}
 	stdout, stderr := st.writers()
 	if p := t.spec.Param(spec.RoleCapture); p != nil {
@@ -156,8 +156,10 @@ func (c *call) exec() (json.RawMessage, error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err // the host gave up before anything started: start nothing (a background shell included)
 	}
-	if err := c.e.bg.reserve(background); err != nil {
-		return nil, c.failBackground(err)
+	if background {
+		if err := c.e.bg.Reserve(); err != nil {
+			return nil, c.failBackground(err)
+		}
 	}
 	var p *proc.Process
 	var err error
@@ -167,7 +169,9 @@ func (c *call) exec() (json.RawMessage, error) {
 		p, err = c.e.start(ps)
 	}
 	if err != nil {
-		c.e.bg.unreserve(background)
+		if background {
+			c.e.bg.Unreserve()
+		}
 		if c.expiresBeforeSpawnError(err) {
 			// The host's timer fires before it sees the spawn fail: the expiry outcome, with no process.
 			if t.spec.Timeout.Expiry == spec.ExpiryBackground {
@@ -182,8 +186,11 @@ func (c *call) exec() (json.RawMessage, error) {
 	c.data.Started = time.Now().UTC().Format(time.RFC3339)
 
 	if background {
-		sh := c.e.bg.add(p, st, c.data.Command, c.started)
-		c.data.ShellID = sh.id
+		sh, err := c.e.addShell(p, st, c.data.Command, c.started)
+		if err != nil {
+			return nil, err // the engine closed during the call: the host's error, not the tool's
+		}
+		c.data.ShellID = sh.ID()
 		c.data.Running = true
 		return c.render(spec.OutcomeBackground)
 	}
@@ -191,15 +198,18 @@ func (c *call) exec() (json.RawMessage, error) {
 	// expire ends a run whose timeout expired: it moves to the background, or is killed.
 	expire := func() (json.RawMessage, error) {
 		if t.spec.Timeout.Expiry == spec.ExpiryBackground {
-			if err := c.e.bg.reserve(true); err != nil {
+			if err := c.e.bg.Reserve(); err != nil {
 				// No room in the registry: the run ends here rather than grow it past its bound.
 				p.Kill()
 				<-p.Done()
 				st.close()
 				return nil, c.failBackground(err)
 			}
-			sh := c.e.bg.add(p, st, c.data.Command, c.started)
-			c.data.ShellID = sh.id
+			sh, err := c.e.addShell(p, st, c.data.Command, c.started)
+			if err != nil {
+				return nil, err // the engine closed during the call: the host's error, not the tool's
+			}
+			c.data.ShellID = sh.ID()
 			c.data.Running = true
 			c.fillStreams(st.snapshots())
 			return c.render(spec.OutcomeBackground)

@@ -7,44 +7,29 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agentbash/agentbash/runtime/internal/live"
 	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/textcap"
 	"github.com/agentbash/agentbash/spec"
 )
 
-// The session registry: commands still running when the yield window of the call that started them
-// closed. Each session's process runs in its own process group like every run (killed as a group, swept,
-// registered with the watchdog); its output waits in a bounded head-and-tail buffer for the next call;
-// the registry is bounded (sessions.max_live) and Close kills and reaps everything.
-
-// sessionRegistry holds the sessions of an engine.
-type sessionRegistry struct {
-	cfg *spec.Sessions
-
-	mu       sync.Mutex
-	byID     map[string]*session
-	reserved int // starts in progress that took a slot
-	next     int // the next sequential id
-	closed   bool
-	clock    int64 // orders uses (last used), monotonic
-	running  sync.WaitGroup
-}
+// Sessions: commands still running when the yield window of the call that started them closed, held in
+// the engine's registry of live processes (runtime/internal/live) under the spec's sessions block. Each
+// session's process runs in its own process group like every run (killed as a group, swept, registered
+// with the watchdog); its output waits in a bounded head-and-tail buffer for the next call; the registry
+// is bounded (sessions.max_live, pruned or refused past it) and Close kills and reaps everything.
 
 // session is one interactive process.
 type session struct {
-	id      string
+	live.Entry
 	p       *proc.Process
 	out     *sessionOutput
 	command string
-	started time.Time
 	tty     bool
 
 	// calls serialises the calls on the session: one window at a time.
@@ -52,169 +37,24 @@ type session struct {
 	// carry is the end of the output the last call answered, which redaction reads the next one after
 	// (under calls).
 	carry string
-	// used is the registry clock of the last call that named the session (under the registry's mu).
-	used int64
 }
 
-var errSessionsClosed = errors.New("agentbash: engine is closed")
-
-func newSessionRegistry(cfg *spec.Sessions) *sessionRegistry {
-	r := &sessionRegistry{cfg: cfg, byID: map[string]*session{}}
-	if cfg != nil {
-		r.next = cfg.FirstID
+// sessionPolicy is the registry policy of a spec's sessions block: every session held (running, or
+// exited and not reported) counts toward max_live; on_full prune prunes the least recently used.
+func sessionPolicy(ss *spec.Sessions) live.Policy {
+	if ss == nil {
+		return live.Policy{}
 	}
-	return r
-}
-
-// reserve takes a slot for a start: when the registry is full it fails (on_full fail) or prunes a
-// session, which it returns to be killed.
-func (r *sessionRegistry) reserve() (pruned *session, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, errSessionsClosed
+	pol := live.Policy{Max: ss.MaxLive, Count: live.CountHeld, OnFull: live.Refuse, ProtectRecent: ss.ProtectRecent,
+		PruneFinishedFirst: ss.PruneExitedFirst, IDs: live.Sequential, FirstID: ss.FirstID, LastID: ss.LastID,
+		WrapID: spec.MaxSessionID}
+	if ss.OnFull == spec.OnFullPrune {
+		pol.OnFull = live.PruneLRU
 	}
-	if len(r.byID)+r.reserved >= r.cfg.MaxLive {
-		if r.cfg.OnFull != spec.OnFullPrune {
-			return nil, errLimit
-		}
-		pruned = r.pruneLocked()
-		if pruned == nil {
-			return nil, errLimit
-		}
+	if ss.IDs == spec.SessionIDsRandom {
+		pol.IDs = live.Random
 	}
-	r.reserved++
-	return pruned, nil
-}
-
-// pruneLocked removes the session to prune: the least recently used one outside the protect_recent most
-// recently used, one that has exited first with prune_exited_first.
-func (r *sessionRegistry) pruneLocked() *session {
-	all := make([]*session, 0, len(r.byID))
-	for _, s := range r.byID {
-		all = append(all, s)
-	}
-	// Most recently used first.
-	slices.SortFunc(all, func(a, b *session) int { return int(b.used - a.used) })
-	candidates := all[min(r.cfg.ProtectRecent, len(all)):]
-	var victim *session
-	if r.cfg.PruneExitedFirst {
-		for i := len(candidates) - 1; i >= 0; i-- {
-			if candidates[i].exited() {
-				victim = candidates[i]
-				break
-			}
-		}
-	}
-	if victim == nil && len(candidates) > 0 {
-		victim = candidates[len(candidates)-1]
-	}
-	if victim != nil {
-		delete(r.byID, victim.id)
-	}
-	return victim
-}
-
-func (r *sessionRegistry) unreserve() {
-	r.mu.Lock()
-	r.reserved--
-	r.mu.Unlock()
-}
-
-// newIDLocked draws an id not in use.
-func (r *sessionRegistry) newIDLocked() string {
-	if r.cfg.IDs == spec.SessionIDsRandom {
-		span := int64(r.cfg.LastID) - int64(r.cfg.FirstID) + 1
-		for {
-			id := strconv.FormatInt(int64(r.cfg.FirstID)+rand.Int64N(span), 10)
-			if _, used := r.byID[id]; !used {
-				return id
-			}
-		}
-	}
-	for {
-		id := strconv.Itoa(r.next)
-		if r.next < spec.MaxSessionID {
-			r.next++
-		} else {
-			r.next = r.cfg.FirstID
-		}
-		if _, used := r.byID[id]; !used {
-			return id
-		}
-	}
-}
-
-// add registers a started process in its reserved slot.
-func (r *sessionRegistry) add(s *session) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reserved--
-	if r.closed {
-		return errSessionsClosed
-	}
-	s.id = r.newIDLocked()
-	r.clock++
-	s.used = r.clock
-	r.byID[s.id] = s
-	r.running.Add(1)
-	go func() {
-		defer r.running.Done()
-		<-s.p.Done()
-	}()
-	return nil
-}
-
-// get finds a session and marks it used.
-func (r *sessionRegistry) get(id string) (*session, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s, ok := r.byID[id]
-	if ok {
-		r.clock++
-		s.used = r.clock
-	}
-	return s, ok
-}
-
-// forget removes a session (its exit was reported, or it was killed); false if it was not there.
-func (r *sessionRegistry) forget(s *session) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byID[s.id] != s {
-		return false
-	}
-	delete(r.byID, s.id)
-	return true
-}
-
-// giveBack forgets the session of a start whose command exited within its window: no one was told its
-// id, so a sequential id that is the last one given is given again.
-func (r *sessionRegistry) giveBack(s *session) {
-	if !r.forget(s) {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cfg.IDs == spec.SessionIDsSequential && strconv.Itoa(r.next-1) == s.id {
-		r.next--
-	}
-}
-
-// close kills every session and waits until each is reaped and drained.
-func (r *sessionRegistry) close() {
-	r.mu.Lock()
-	r.closed = true
-	all := make([]*session, 0, len(r.byID))
-	for _, s := range r.byID {
-		all = append(all, s)
-	}
-	r.byID = map[string]*session{}
-	r.mu.Unlock()
-	for _, s := range all {
-		s.p.Kill()
-	}
-	r.running.Wait()
+	return pol
 }
 
 func (s *session) exited() bool {
@@ -243,7 +83,7 @@ func (c *call) session() (json.RawMessage, error) {
 		// A call waiting on the session ends with the exit.
 		s.p.Kill()
 		<-s.p.Done()
-		c.e.sess.forget(s)
+		c.e.sess.Forget(s)
 		c.fillExit(s.p.Exit())
 		return c.render(spec.OutcomeOK)
 	case spec.KindSessionWrite:
@@ -257,14 +97,14 @@ func (c *call) sessionFor() (*session, error) {
 	p := c.t.spec.Param(spec.RoleSessionID)
 	id := sessionIDText(c.params[p.Name])
 	c.data.ID = id
-	s, ok := c.e.sess.get(id)
+	s, ok := c.e.sess.Get(id)
 	if !ok {
-		return nil, c.fail(c.e.sess.cfg.UnknownID)
+		return nil, c.fail(c.e.v.Sessions.UnknownID)
 	}
-	c.data.SessionID = s.id
+	c.data.SessionID = s.ID()
 	c.data.Command = s.command
 	c.data.Pid = s.p.Pid()
-	c.data.Started = s.started.UTC().Format(time.RFC3339)
+	c.data.Started = s.Started().UTC().Format(time.RFC3339)
 	return s, nil
 }
 
@@ -326,18 +166,15 @@ func (c *call) startSession() (json.RawMessage, error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
-	pruned, err := c.e.sess.reserve()
-	if pruned != nil {
-		pruned.p.Kill()
-	}
-	if errors.Is(err, errLimit) {
-		c.data.Max = float64(c.e.sess.cfg.MaxLive)
-		return nil, c.fail(c.e.sess.cfg.LimitError)
+	err = c.e.sess.Reserve()
+	if errors.Is(err, live.ErrFull) {
+		c.data.Max = float64(c.e.v.Sessions.MaxLive)
+		return nil, c.fail(c.e.v.Sessions.LimitError)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := &sessionOutput{pending: newHeadTail(c.e.sess.cfg.Buffer)}
+	out := &sessionOutput{pending: newHeadTail(c.e.v.Sessions.Buffer)}
 	win := c.newWindow(budget)
 	out.open(win)
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: true,
@@ -346,7 +183,6 @@ func (c *call) startSession() (json.RawMessage, error) {
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
-	start := time.Now()
 	var p *proc.Process
 	if c.cwdEmpty {
 		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
@@ -354,11 +190,14 @@ func (c *call) startSession() (json.RawMessage, error) {
 		p, err = c.e.start(ps)
 	}
 	if err != nil {
-		c.e.sess.unreserve()
+		c.e.sess.Unreserve()
 		return c.spawnError(err)
 	}
-	s := &session{p: p, out: out, command: c.data.Command, started: c.started, tty: tty}
-	if err := c.e.sess.add(s); err != nil {
+	// The window opens once the command runs, as a foreground call's timeout does: an executor's first
+	// start (a container made for the engine) is not the command's time.
+	start := time.Now()
+	s := &session{p: p, out: out, command: c.data.Command, tty: tty}
+	if err := c.e.sess.Add(s, p, c.started, nil); err != nil {
 		p.Kill()
 		<-p.Done()
 		return nil, err
@@ -372,7 +211,7 @@ func (c *call) startSession() (json.RawMessage, error) {
 		// The host gave up on the start: no one was told the session's id.
 		p.Kill()
 		<-p.Done()
-		c.e.sess.forget(s)
+		c.e.sess.Forget(s)
 	}
 	return res, err
 }
@@ -386,7 +225,7 @@ func (c *call) writeSession(s *session) (json.RawMessage, error) {
 		return nil, err
 	}
 	if input != "" && !s.p.HasStdin() {
-		return nil, c.fail(c.e.sess.cfg.StdinClosed)
+		return nil, c.fail(c.e.v.Sessions.StdinClosed)
 	}
 	s.calls.Lock()
 	defer s.calls.Unlock()
@@ -476,17 +315,17 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 	c.data.OutputBytes = total
 	c.data.Stdout, c.data.StdoutBytes, c.data.StdoutTruncated = c.data.Output, total, c.data.OutputTruncated
 	c.data.Truncated = c.data.OutputTruncated
-	c.data.SessionID = s.id
+	c.data.SessionID = s.ID()
 	c.data.Pid = s.p.Pid()
 	if !exited {
 		c.data.Running = true
 		return c.render(spec.OutcomeRunning)
 	}
 	if c.t.spec.Kind == spec.KindSessionStart {
-		c.e.sess.giveBack(s)
+		c.e.sess.GiveBack(s)
 		c.data.SessionID = ""
 	} else {
-		c.e.sess.forget(s)
+		c.e.sess.Forget(s)
 	}
 	c.fillExit(s.p.Exit())
 	if c.data.ExitCode == 0 && c.data.Signal == 0 {
@@ -533,7 +372,7 @@ type SessionInfo struct {
 }
 
 func (s *session) describe() SessionInfo {
-	info := SessionInfo{ID: s.id, Pid: s.p.Pid(), Command: s.command, Started: s.started, Tty: s.tty, Running: true}
+	info := SessionInfo{ID: s.ID(), Pid: s.p.Pid(), Command: s.command, Started: s.Started(), Tty: s.tty, Running: true}
 	if s.exited() {
 		x := s.p.Exit()
 		info.Running, info.ExitCode, info.Signal = false, x.Code, int(x.Signal)
@@ -542,48 +381,12 @@ func (s *session) describe() SessionInfo {
 }
 
 // Sessions lists the engine's sessions (running, or exited and not yet reported), oldest first.
-func (e *Engine) Sessions() []SessionInfo {
-	e.sess.mu.Lock()
-	all := make([]*session, 0, len(e.sess.byID))
-	for _, s := range e.sess.byID {
-		all = append(all, s)
-	}
-	e.sess.mu.Unlock()
-	slices.SortFunc(all, func(a, b *session) int {
-		if c := a.started.Compare(b.started); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	out := make([]SessionInfo, len(all))
-	for i, s := range all {
-		out[i] = s.describe()
-	}
-	return out
-}
+func (e *Engine) Sessions() []SessionInfo { return describeAll(e.sess, (*session).describe) }
 
 // KillSession kills a session's process group, waits for it and forgets the session.
-func (e *Engine) KillSession(id string) error {
-	s, ok := e.sess.get(id)
-	if !ok {
-		return fmt.Errorf("agentbash: unknown session %q", id)
-	}
-	s.p.Kill()
-	<-s.p.Done()
-	e.sess.forget(s)
-	return nil
-}
+func (e *Engine) KillSession(id string) error { return killLive(e.sess, "session", id) }
 
 // WaitSession waits until a session's command has exited (its output drained) or ctx ends.
 func (e *Engine) WaitSession(ctx context.Context, id string) (SessionInfo, error) {
-	s, ok := e.sess.get(id)
-	if !ok {
-		return SessionInfo{}, fmt.Errorf("agentbash: unknown session %q", id)
-	}
-	select {
-	case <-s.p.Done():
-		return s.describe(), nil
-	case <-ctx.Done():
-		return s.describe(), ctx.Err()
-	}
+	return waitLive(ctx, e.sess, "session", id, (*session).describe)
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/agentbash/agentbash/variants"
 )
 
-// TestCompiledMatchesYAML: each built-in's compiled form (builtins_gen.go) is the variant spec.Load reads
-// from its YAML, unexported state included (reflect.DeepEqual: positions, result-case order, Go model),
-// with the Go model's parameters pointing into the variant's own parameters as Complete leaves them; and
-// every YAML file has one. `go generate ./variants` (make check) rewrites builtins_gen.go.
+// TestCompiledMatchesYAML: each built-in's compiled form (in its generated package, <id>/<id>_gen.go) is
+// the variant spec.Load reads from its YAML, named as the generated file names it (<id>.yaml, beside it),
+// unexported state included (reflect.DeepEqual: positions, result-case order, Go model), with the Go
+// model's parameters pointing into the variant's own parameters as Complete leaves them; and every YAML
+// file has one. `go generate ./variants` (make check) rewrites the generated files.
 func TestCompiledMatchesYAML(t *testing.T) {
 	files, err := fs.Glob(variants.FS, "*/*.yaml")
 	if err != nil {
@@ -30,7 +31,11 @@ func TestCompiledMatchesYAML(t *testing.T) {
 	for _, f := range files {
 		id := path.Dir(f)
 		t.Run(id, func(t *testing.T) {
-			want, err := spec.LoadFS(variants.FS, f)
+			dir, err := fs.Sub(variants.FS, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := spec.LoadFS(dir, path.Base(f))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,12 +1,13 @@
 // Package variants holds the built-in variant specs (one folder each: <id>/<id>.yaml beside its generated
 // adapter) and finds them by id or host framework.
 //
-// Each spec is also compiled to a Go value (builtins_gen.go, written by `go generate` from the YAML files):
-// Spec returns the variant spec.Load returns for the file, completed, without reading YAML, validating it
-// or completing it at run time; TestCompiledMatchesYAML fails when the two drift.
+// `go generate ./variants` (internal/genbuiltins) writes each adapter, which holds its spec compiled to a
+// Go value, and the registry's table of them (builtins_gen.go): Spec returns the variant spec.Load returns
+// for the file, completed, without reading YAML, validating it or completing it at run time;
+// TestCompiledMatchesYAML fails when the two drift. A new built-in is its YAML file and go generate.
 package variants
 
-//go:generate go run ./internal/gencompiled -o builtins_gen.go
+//go:generate go run ./internal/genbuiltins -o builtins_gen.go
 
 import (
 	"embed"
@@ -29,8 +30,8 @@ func IDs() []string {
 	return ids
 }
 
-// Spec returns the built-in spec with this id, as spec.Load returns <id>/<id>.yaml from FS: a new
-// completed variant on each call, built from its compiled form.
+// Spec returns the built-in spec with this id, as spec.Load returns <id>.yaml in <id>/ of FS: a new completed
+// variant on each call, built from its compiled form (the generated package's Spec).
 func Spec(id string) (*spec.Variant, error) {
 	for _, b := range builtins {
 		if b.ID == id {

@@ -13,13 +13,9 @@ import (
 )
 
 // Tool is a variant ready to run, for hosts that pick a contract at run time. Lookup and ForHost return
-// the built-ins, run by the shared runtime from their embedded specs; every generated adapter (the typed
-// *rye.Tool, *agentrail.Tool, ... and those generated downstream) implements Tool too, so a host can hold
-// either behind it.
-//
-// The registry is built from the embedded specs rather than from the generated packages on purpose: the
-// generator (cmd/agentbash) imports this package, so importing the generated code here would make
-// regenerating it depend on it compiling.
+// the built-ins' generated adapters (the typed *rye.Tool, *agentrail.Tool, ...), and Start runs any spec
+// on the shared runtime; every generated adapter (those generated downstream too) implements Tool, so a
+// host can hold either behind it.
 type Tool interface {
 	// Variant returns the spec the tool runs.
 	Variant() *spec.Variant
@@ -69,17 +65,35 @@ func info(v *spec.Variant) Info {
 	return in
 }
 
-// Lookup starts the built-in variant with this id on the runtime, with the runtime options (workspace,
-// environment, shell, ...). Close the Tool when done.
+// builtin is a row of the registry's table (builtins_gen.go): a built-in's id and its generated package's
+// Spec and New.
+type builtin struct {
+	ID   string
+	Spec func() (*spec.Variant, error)
+	New  func(...runtime.Option) (Tool, error)
+}
+
+// typed makes a generated package's New a constructor of Tools.
+func typed[T Tool](newTool func(...runtime.Option) (T, error)) func(...runtime.Option) (Tool, error) {
+	return func(opts ...runtime.Option) (Tool, error) {
+		t, err := newTool(opts...)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+}
+
+// Lookup starts the built-in variant with this id, its generated adapter (whose errors are the package's
+// types, each unwrapping to the *runtime.ToolError), with the runtime options (workspace, environment,
+// shell, ...). Close the Tool when done.
 func Lookup(id string, opts ...runtime.Option) (Tool, error) {
-	if !slices.Contains(IDs(), id) {
-		return nil, fmt.Errorf("variants: %w: %q (built-in: %s)", ErrUnknown, id, strings.Join(IDs(), ", "))
+	for _, b := range builtins {
+		if b.ID == id {
+			return b.New(opts...)
+		}
 	}
-	v, err := Spec(id)
-	if err != nil {
-		return nil, err
-	}
-	return Start(v, opts...)
+	return nil, fmt.Errorf("variants: %w: %q (built-in: %s)", ErrUnknown, id, strings.Join(IDs(), ", "))
 }
 
 // ForHostIDs lists the built-in variants whose hosts include host (compared without case), sorted by id.

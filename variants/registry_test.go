@@ -95,6 +95,15 @@ func TestLookup(t *testing.T) {
 			if tool.Variant().ID != b.id {
 				t.Errorf("Variant().ID = %q", tool.Variant().ID)
 			}
+			// The registry's tool is the generated package's.
+			typed, err := b.open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer typed.Close()
+			if got, want := reflect.TypeOf(tool), reflect.TypeOf(typed); got != want {
+				t.Errorf("Lookup returned a %v, want the generated %v", got, want)
+			}
 		})
 	}
 	for _, id := range []string{"", "nope", "RYE", "../rye"} {
@@ -161,8 +170,8 @@ func TestDefinitions(t *testing.T) {
 	}
 }
 
-// TestTypedAndGenericAgree: a generated adapter and the registry's engine answer the same call with the
-// same bytes, and raise the same error.
+// TestTypedAndGenericAgree: a generated adapter and an engine running its spec (Start) answer the same
+// call with the same bytes, and raise the same error.
 func TestTypedAndGenericAgree(t *testing.T) {
 	calls := []struct{ name, params string }{
 		{"echo", `{"command":"echo '<hi & bye>'; echo err >&2; exit 3","description":"echo a line"}`},
@@ -177,7 +186,11 @@ func TestTypedAndGenericAgree(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer typed.Close()
-				generic, err := variants.Lookup(b.id, runtime.WithWorkspace(ws))
+				v, err := variants.Spec(b.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				generic, err := variants.Start(v, runtime.WithWorkspace(ws))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentbash/agentbash/gen/toolschema"
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
@@ -24,7 +26,7 @@ type param struct {
 // upstreamTool is what a source shows its model for one tool (see ../../shared/upstream-facts.md and the
 // seeds): the parameters in order and the required ones.
 type upstreamTool struct {
-	params   any // a zero generated Params value, reflected with invopop/jsonschema
+	params   any // a zero generated Params value, from which github.com/google/jsonschema-go infers a schema
 	facts    []param
 	required []string
 }
@@ -39,33 +41,34 @@ func schemaCase(t *testing.T, id string, tools []upstreamTool) {
 		t.Fatalf("%d tools in the spec, %d upstream", len(v.Tools), len(tools))
 	}
 	for i, up := range tools {
-		// The schema reflected from the generated Params type ...
-		reflected, err := toolschema.Reflect(up.params)
+		// The schema is the one built from the spec's params (what Definitions shows the model) ...
+		want, err := toolschema.Summarize(toolschema.Input(&v.Tools[i]))
 		if err != nil {
 			t.Fatal(err)
+		}
+		// ... which the MCP go-sdk's schema library infers from the generated Params type as far as a Go
+		// type says it (toolschema.Inferred: no defaults or minimums) ...
+		reflected, err := toolschema.Reflect(up.params)
+		if err != nil {
+			t.Fatalf("%s: jsonschema.For of %T: %v", v.Tools[i].Name, up.params, err)
 		}
 		got, err := toolschema.Summarize(reflected)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// ... equals the one built from the spec's params (what Definitions shows the model) ...
-		want, err := toolschema.Summarize(toolschema.Input(&v.Tools[i]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range toolschema.Diff(want, got) {
+		for _, d := range toolschema.Diff(toolschema.Inferred(want), got) {
 			t.Errorf("%s: reflected vs spec: %s", v.Tools[i].Name, d)
 		}
 		// ... and keeps the source's facts.
-		if !slices.Equal(got.Required, up.required) {
-			t.Errorf("%s: required %q, upstream %q", v.Tools[i].Name, got.Required, up.required)
+		if !slices.Equal(want.Required, up.required) {
+			t.Errorf("%s: required %q, upstream %q", v.Tools[i].Name, want.Required, up.required)
 		}
-		if len(got.Properties) != len(up.facts) {
-			t.Errorf("%s: %d parameters, upstream %d", v.Tools[i].Name, len(got.Properties), len(up.facts))
+		if len(want.Properties) != len(up.facts) {
+			t.Errorf("%s: %d parameters, upstream %d", v.Tools[i].Name, len(want.Properties), len(up.facts))
 			continue
 		}
 		for j, f := range up.facts {
-			p := got.Properties[j]
+			p := want.Properties[j]
 			types := slices.DeleteFunc(slices.Clone(p.Types), func(s string) bool { return s == "null" })
 			if p.Name != f.name || !slices.Equal(types, []string{f.typ}) {
 				t.Errorf("%s: parameter %d is %s %v, upstream %s %s", v.Tools[i].Name, j, p.Name, p.Types, f.name, f.typ)
@@ -87,6 +90,15 @@ func TestSchemaRye(t *testing.T) {
 		facts:    []param{{"command", "string", nil}, {"timeout", "integer", 120.0}, {"working_dir", "string", nil}},
 		required: []string{"command"},
 	}})
+	// What the go-sdk's mcp.AddTool does with a handler of rye.BashParams (#24: it failed with "tag must not
+	// begin with 'WORD='" on the invopop tags).
+	s, err := jsonschema.For[rye.BashParams](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Properties["timeout"]; p == nil || p.Description != "Timeout in seconds (default: 120)" || !slices.Equal(s.Required, []string{"command"}) {
+		t.Errorf("jsonschema.For[rye.BashParams]: %+v", s)
+	}
 }
 
 func TestSchemaAgentrail(t *testing.T) {
@@ -96,7 +108,7 @@ func TestSchemaAgentrail(t *testing.T) {
 		facts:    []param{{"command", "string", nil}, {"working_directory", "string", nil}, {"timeout", "integer", 30000.0}},
 		required: []string{"command"},
 	}})
-	p := toolschemaProperty(t, &agentrail.BashParams{}, "timeout")
+	p := toolschemaProperty(t, "agentrail", 0, "timeout")
 	if p.Minimum == nil || *p.Minimum != 0 {
 		t.Errorf("agentrail timeout minimum: %v, upstream 0", p.Minimum)
 	}
@@ -121,11 +133,11 @@ func TestSchemaTunacode(t *testing.T) {
 		required: []string{"command"},
 	}})
 	for _, name := range []string{"cwd", "env", "timeout"} {
-		if p := toolschemaProperty(t, &tunacode.BashParams{}, name); !slices.Contains(p.Types, "null") {
+		if p := toolschemaProperty(t, "tunacode", 0, name); !slices.Contains(p.Types, "null") {
 			t.Errorf("tunacode %s is Optional upstream, reflected %v", name, p.Types)
 		}
 	}
-	if p := toolschemaProperty(t, &tunacode.BashParams{}, "env"); p.Values != "string" {
+	if p := toolschemaProperty(t, "tunacode", 0, "env"); p.Values != "string" {
 		t.Errorf("tunacode env values: %q, upstream str", p.Values)
 	}
 }
@@ -145,13 +157,14 @@ func TestSchemaCodegensandbox(t *testing.T) {
 	})
 }
 
-func toolschemaProperty(t *testing.T, params any, name string) toolschema.Property {
+// toolschemaProperty is a property of a tool's schema (what Definitions shows the model).
+func toolschemaProperty(t *testing.T, id string, tool int, name string) toolschema.Property {
 	t.Helper()
-	reflected, err := toolschema.Reflect(params)
+	v, err := variants.Spec(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := toolschema.Summarize(reflected)
+	s, err := toolschema.Summarize(toolschema.Input(&v.Tools[tool]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +206,7 @@ func TestSchemaCodex(t *testing.T) {
 		},
 	})
 	for _, name := range []string{"yield_time_ms", "max_output_tokens", "tty"} {
-		if p := toolschemaProperty(t, &codex.ExecCommandParams{}, name); p.Default != nil {
+		if p := toolschemaProperty(t, "codex", 0, name); p.Default != nil {
 			t.Errorf("codex exec_command %s shows a default %v; upstream shows none", name, p.Default)
 		}
 	}

@@ -170,9 +170,10 @@ failed, a baseline entry is stale, or no case was sent.`,
 		name:    "gen",
 		summary: "generate the typed Go adapter of a spec",
 		usage:   []string{"gen -spec FILE -out FILE [-pkg NAME] [-check]"},
-		about: `The spec must sit in the output's directory (or below it): the generated package embeds it. The
-output is the same bytes every time. In a module, put the command in a go:generate line:
-  //go:generate go tool agentbash gen -spec myshell.yaml -out myshell_gen.go -pkg myshell`,
+		about: `The generated package holds the spec compiled to Go (it reads no YAML at run time). The output is
+the same bytes every time. In a module, put the generator in a go:generate line (cmd/agentbash-gen is the
+same generator without the rest of the CLI):
+  //go:generate go run github.com/agentbash/agentbash/cmd/agentbash-gen -spec myshell.yaml -out myshell_gen.go -pkg myshell`,
 		examples: []string{"gen -spec myshell.yaml -out myshell_gen.go -pkg myshell"},
 	}
 	versionCmd = &command{

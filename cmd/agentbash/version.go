@@ -7,7 +7,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 
-	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/internal/genversion"
 )
 
 // modulePath is agentbash's module path.
@@ -78,6 +78,6 @@ func versionText(info *debug.BuildInfo) string {
 	}
 	out += fmt.Sprintf("go: %s %s/%s\n", goVersion, goruntime.GOOS, goruntime.GOARCH)
 	out += fmt.Sprintf("generated code: version %d (adapters of versions %d to %d build against this runtime)\n",
-		runtime.GenVersion, runtime.MinGenVersion, runtime.GenVersion)
+		genversion.Max, genversion.Min, genversion.Max)
 	return out
 }

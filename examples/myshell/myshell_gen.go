@@ -7,9 +7,9 @@ package myshell
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -19,30 +19,25 @@ const (
 	ToolShell = "shell"
 )
 
-//go:embed myshell.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("myshell.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded myshell.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads myshell.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the myshell variant's tools on the agentbash runtime. It is safe for concurrent use; Close
 // ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +66,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Shell runs the shell tool with typed parameters.
 func (t *Tool) Shell(ctx context.Context, p ShellParams) (ShellResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolShell, p, runtime.DecodeJSON[ShellResult])
+	return genimpl.Invoke(ctx, t.rt, ToolShell, p, genimpl.DecodeJSON[ShellResult])
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -98,8 +93,8 @@ func Definitions() []spec.Definition {
 
 // ShellParams are the parameters of the shell tool; a nil pointer leaves an optional one out.
 type ShellParams struct {
-	Cmd      string `json:"cmd" jsonschema_description:"The command to run."`
-	TimeoutS *int   `json:"timeout_s,omitempty" jsonschema:"default=30" jsonschema_description:"Seconds before the command is killed."`
+	Cmd      string `json:"cmd" jsonschema:"The command to run."`
+	TimeoutS *int   `json:"timeout_s,omitempty" jsonschema:"Seconds before the command is killed."`
 }
 
 // ShellResult is the result of the shell tool.
@@ -110,18 +105,312 @@ type ShellResult struct {
 }
 
 // OSError is raised when shell cannot start its shell.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // ValidationError is raised when shell gets a parameter of the wrong type, or misses a required one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the myshell variant as spec.Load returned it from myshell.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "myshell",
+		Title:   "Our shell tool",
+		Summary: "/bin/sh -c in the workspace, 30 s default timeout, combined output cut to its last 4,000 bytes.",
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "negative",
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "shell",
+				Description: "Run a shell command in the project and return its exit code and output (the last 4,000 bytes).",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "cmd",
+						Type:        "string",
+						Required:    true,
+						Description: "The command to run.",
+						Role:        "command",
+					},
+					{
+						Name:        "timeout_s",
+						Type:        "integer",
+						Default:     30,
+						Description: "Seconds before the command is killed.",
+						Role:        "timeout",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Timeout: &spec.Timeout{
+					Unit:        "s",
+					Default:     30.0,
+					OnNull:      "default",
+					NonPositive: "expire",
+					Expiry:      "kill",
+				},
+				Output: &spec.Output{
+					Capture:  "combined",
+					Decode:   "replace",
+					Newlines: "keep",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     4000,
+						Keep:      "tail",
+						Tail:      4000,
+						CutDecode: "replace",
+						Marker:    "[{{.Elided}} bytes dropped]\n",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Fields: []spec.Field{
+								{
+									Name:  "ok",
+									Type:  "boolean",
+									Value: "{{.Success}}",
+								},
+								{
+									Name:  "code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{.Output}}",
+								},
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "OSError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Fields: []spec.Field{
+								{
+									Name:  "ok",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "code",
+									Type:  "integer",
+									Const: -1,
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{.Output}}",
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		File: "myshell.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Shell",
+					Const:  "ToolShell",
+					Params: "ShellParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Cmd",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "TimeoutS",
+						},
+					},
+					Result: "ShellResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "ok",
+							GoName: "Ok",
+							Type:   "boolean",
+							Always: true,
+						},
+						{
+							Name:   "code",
+							GoName: "Code",
+							Type:   "integer",
+							Always: true,
+						},
+						{
+							Name:   "output",
+							GoName: "Output",
+							Type:   "string",
+							Always: true,
+						},
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of myshell.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 5, Col: 1},
+	{Pointer: "/id", Line: 5, Col: 1},
+	{Pointer: "/id#value", Line: 5, Col: 5},
+	{Pointer: "/shell", Line: 8, Col: 1},
+	{Pointer: "/shell#value", Line: 9, Col: 3},
+	{Pointer: "/shell/argv", Line: 9, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 9, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 9, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 9, Col: 19},
+	{Pointer: "/summary", Line: 7, Col: 1},
+	{Pointer: "/summary#value", Line: 7, Col: 10},
+	{Pointer: "/title", Line: 6, Col: 1},
+	{Pointer: "/title#value", Line: 6, Col: 8},
+	{Pointer: "/tools", Line: 10, Col: 1},
+	{Pointer: "/tools#value", Line: 11, Col: 3},
+	{Pointer: "/tools/0", Line: 11, Col: 5},
+	{Pointer: "/tools/0/description", Line: 12, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 12, Col: 18},
+	{Pointer: "/tools/0/name", Line: 11, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 11, Col: 11},
+	{Pointer: "/tools/0/output", Line: 17, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 18, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 18, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 18, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 19, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 19, Col: 15},
+	{Pointer: "/tools/0/output/truncate", Line: 20, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 20, Col: 17},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 20, Col: 44},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 20, Col: 50},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 20, Col: 31},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 20, Col: 38},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 20, Col: 56},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 20, Col: 64},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 20, Col: 18},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 20, Col: 24},
+	{Pointer: "/tools/0/params", Line: 13, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 14, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 14, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 14, Col: 66},
+	{Pointer: "/tools/0/params/0/description#value", Line: 14, Col: 79},
+	{Pointer: "/tools/0/params/0/name", Line: 14, Col: 10},
+	{Pointer: "/tools/0/params/0/name#value", Line: 14, Col: 16},
+	{Pointer: "/tools/0/params/0/required", Line: 14, Col: 35},
+	{Pointer: "/tools/0/params/0/required#value", Line: 14, Col: 45},
+	{Pointer: "/tools/0/params/0/role", Line: 14, Col: 51},
+	{Pointer: "/tools/0/params/0/role#value", Line: 14, Col: 57},
+	{Pointer: "/tools/0/params/0/type", Line: 14, Col: 21},
+	{Pointer: "/tools/0/params/0/type#value", Line: 14, Col: 27},
+	{Pointer: "/tools/0/params/1", Line: 15, Col: 9},
+	{Pointer: "/tools/0/params/1/default", Line: 15, Col: 42},
+	{Pointer: "/tools/0/params/1/default#value", Line: 15, Col: 51},
+	{Pointer: "/tools/0/params/1/description", Line: 15, Col: 70},
+	{Pointer: "/tools/0/params/1/description#value", Line: 15, Col: 83},
+	{Pointer: "/tools/0/params/1/name", Line: 15, Col: 10},
+	{Pointer: "/tools/0/params/1/name#value", Line: 15, Col: 16},
+	{Pointer: "/tools/0/params/1/role", Line: 15, Col: 55},
+	{Pointer: "/tools/0/params/1/role#value", Line: 15, Col: 61},
+	{Pointer: "/tools/0/params/1/type", Line: 15, Col: 27},
+	{Pointer: "/tools/0/params/1/type#value", Line: 15, Col: 33},
+	{Pointer: "/tools/0/results", Line: 21, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 22, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 23, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 24, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit", Line: 24, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 25, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 25, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 26, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 26, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 26, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 26, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 26, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 26, Col: 32},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value", Line: 26, Col: 41},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value#value", Line: 26, Col: 48},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 27, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 27, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 27, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 27, Col: 28},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 27, Col: 34},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value", Line: 27, Col: 43},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value#value", Line: 27, Col: 50},
+	{Pointer: "/tools/0/results/cases/exit/fields/2", Line: 28, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name", Line: 28, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name#value", Line: 28, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type", Line: 28, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type#value", Line: 28, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value", Line: 28, Col: 44},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value#value", Line: 28, Col: 51},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 29, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 30, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields", Line: 30, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields#value", Line: 31, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0", Line: 31, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const", Line: 31, Col: 41},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const#value", Line: 31, Col: 48},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name", Line: 31, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name#value", Line: 31, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type", Line: 31, Col: 26},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type#value", Line: 31, Col: 32},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1", Line: 32, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/const", Line: 32, Col: 43},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/const#value", Line: 32, Col: 50},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name", Line: 32, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name#value", Line: 32, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type", Line: 32, Col: 28},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type#value", Line: 32, Col: 34},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2", Line: 33, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name", Line: 33, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name#value", Line: 33, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type", Line: 33, Col: 30},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type#value", Line: 33, Col: 36},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/value", Line: 33, Col: 44},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/value#value", Line: 33, Col: 51},
+	{Pointer: "/tools/0/results/format", Line: 22, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 22, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 16, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 16, Col: 14},
+	{Pointer: "/tools/0/timeout/default", Line: 16, Col: 24},
+	{Pointer: "/tools/0/timeout/default#value", Line: 16, Col: 33},
+	{Pointer: "/tools/0/timeout/expiry", Line: 16, Col: 37},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 16, Col: 45},
+	{Pointer: "/tools/0/timeout/unit", Line: 16, Col: 15},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 16, Col: 21},
 }

@@ -1,19 +1,24 @@
 // Package toolschema builds the model-facing JSON Schema of a tool's parameters from a spec, and reduces any
-// such schema (ours, one reflected from a generated Params type, or one a source framework shows its model)
+// such schema (ours, one inferred from a generated Params type, or one a source framework shows its model)
 // to the facts a model sees: parameter names in order, types, required, defaults, descriptions and minimums.
 //
-// The generator embeds Input's output in every generated package as the tool definitions' input schema;
-// the variants registry serves the same bytes for engine-backed tools; tests compare Summaries.
+// Input is the one schema: the generator writes it in every generated package as the tool definitions'
+// input schema, and the server and the variants registry serve the same bytes. A generated Params type
+// carries only what a Go type can (json names and optionality, and the description in the jsonschema tag
+// github.com/google/jsonschema-go reads); Reflect infers a schema from it as the MCP go-sdk does, and
+// Inferred says what of Input that schema holds. Tests compare Summaries.
 package toolschema
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 
-	"github.com/invopop/jsonschema"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentbash/agentbash/spec"
 )
@@ -194,12 +199,59 @@ func keyOrder(obj json.RawMessage) ([]string, error) {
 	return keys, nil
 }
 
-// Reflect returns the JSON Schema github.com/invopop/jsonschema reflects from a value of a generated
-// Params type (or any struct): the struct expanded at the top level, no $defs. For a generated Params type
-// its Summary equals the Summary of the tool's Input.
+// Reflect returns the JSON Schema github.com/google/jsonschema-go infers from a generated Params type (or
+// any struct; params is a value of it or a pointer to one), as the MCP go-sdk's mcp.AddTool infers a
+// tool's input schema (jsonschema.For). For a generated Params type its Summary is the Inferred Summary of
+// the tool's Input.
 func Reflect(params any) ([]byte, error) {
-	r := &jsonschema.Reflector{ExpandedStruct: true, DoNotReference: true}
-	return json.Marshal(r.Reflect(params))
+	t := reflect.TypeOf(params)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return nil, fmt.Errorf("toolschema: Reflect of nil")
+	}
+	s, err := jsonschema.ForType(t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("toolschema: %w", err)
+	}
+	return json.Marshal(s)
+}
+
+// noTagDescription is what github.com/google/jsonschema-go refuses as a jsonschema tag: a first word with
+// "=" in it (it takes the whole tag as the description, and reserves WORD= for keywords).
+var noTagDescription = regexp.MustCompile("^[^ \t\n]*=")
+
+// TagDescription returns the jsonschema struct tag that gives a field a parameter's description, as
+// github.com/google/jsonschema-go reads it, and false for a description it cannot carry: an empty one, or
+// one whose first word holds "=" (that library refuses the tag; the description stays in Input only).
+func TagDescription(desc string) (string, bool) {
+	if desc == "" || noTagDescription.MatchString(desc) {
+		return "", false
+	}
+	return desc, true
+}
+
+// Inferred reduces the Summary of a tool's Input to what a schema inferred from its generated Params type
+// holds (Reflect): the parameters in order, required, the descriptions a tag can carry (TagDescription),
+// and the types as the Go types say them. A Go type cannot carry defaults or minimums; an optional or
+// nullable parameter is a pointer, which the inference reads as nullable even when the model may only
+// leave it out; an object parameter is a map, which it reads as an object, never null.
+func Inferred(s Summary) Summary {
+	out := Summary{Required: slices.Clone(s.Required), Properties: []Property{}}
+	for _, p := range s.Properties {
+		q := Property{Name: p.Name, Values: p.Values}
+		q.Description, _ = TagDescription(p.Description)
+		base := slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
+		pointer := !slices.Contains(s.Required, p.Name) || len(base) != len(p.Types)
+		q.Types = base
+		if pointer && !slices.Equal(base, []string{"object"}) {
+			q.Types = append(q.Types, "null")
+			sort.Strings(q.Types)
+		}
+		out.Properties = append(out.Properties, q)
+	}
+	return out
 }
 
 // Diff lists the differences between two summaries (want and got), or nothing when they are equal.

@@ -2,6 +2,7 @@ package toolschema_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,13 +117,16 @@ func TestDiffFindsDifferences(t *testing.T) {
 
 // Params is a hand-written struct tagged as the generator tags Params types.
 type Params struct {
-	Command       string            `json:"command" jsonschema_description:"The \"command\" <to> run."`
-	Cwd           *string           `json:"cwd,omitempty" jsonschema:"nullable" jsonschema_description:"Directory."`
-	Env           map[string]string `json:"env,omitempty" jsonschema:"nullable"`
-	Timeout       *int              `json:"timeout,omitempty" jsonschema:"default=30,minimum=0,nullable"`
-	CaptureOutput *bool             `json:"capture_output,omitempty" jsonschema:"default=true"`
+	Command       string            `json:"command" jsonschema:"The \"command\" <to> run."`
+	Cwd           *string           `json:"cwd,omitempty" jsonschema:"Directory."`
+	Env           map[string]string `json:"env,omitempty"`
+	Timeout       *int              `json:"timeout,omitempty"`
+	CaptureOutput *bool             `json:"capture_output,omitempty"`
 }
 
+// TestReflect: github.com/google/jsonschema-go infers from a Params type what Inferred says of Input: the
+// names in order, required, descriptions, and the types as Go says them (an optional parameter nullable,
+// an object never), without defaults or minimums.
 func TestReflect(t *testing.T) {
 	raw, err := toolschema.Reflect(&Params{})
 	if err != nil {
@@ -135,8 +139,42 @@ func TestReflect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := toolschema.Summarize(toolschema.Input(tool))
+	input, _ := toolschema.Summarize(toolschema.Input(tool))
+	want := toolschema.Inferred(input)
 	for _, d := range toolschema.Diff(want, got) {
 		t.Error(d)
+	}
+	// What Inferred leaves out is what a Go type cannot say.
+	types := map[string][]string{"command": {"string"}, "cwd": {"null", "string"}, "env": {"object"},
+		"timeout": {"integer", "null"}, "capture_output": {"boolean", "null"}}
+	for _, p := range want.Properties {
+		if !slices.Equal(p.Types, types[p.Name]) || p.Default != nil || p.Minimum != nil {
+			t.Errorf("inferred %s: %+v", p.Name, p)
+		}
+	}
+	// A jsonschema tag whose first word holds "=" is refused: the generator leaves such a description out.
+	type bad struct {
+		X string `json:"x" jsonschema:"k=v sets k"`
+	}
+	if _, err := toolschema.Reflect(bad{}); err == nil {
+		t.Error("a WORD= tag was accepted")
+	}
+}
+
+func TestTagDescription(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"The command to run.", true},
+		{"Timeout in seconds (default: 120)", true},
+		{"a k=v pair", true},
+		{"k=v sets k", false},
+		{"=", false},
+		{"", false},
+	} {
+		if got, ok := toolschema.TagDescription(c.in); ok != c.ok || (ok && got != c.in) {
+			t.Errorf("TagDescription(%q) = %q, %v; want ok %v", c.in, got, ok, c.ok)
+		}
 	}
 }

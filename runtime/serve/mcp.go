@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
+	"github.com/agentbash/agentbash/internal/genversion"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -67,7 +68,7 @@ func NewMCP(v *spec.Variant, c Caller, o *MCPOptions) *MCP {
 		opts.Name = "agentbash-" + v.ID
 	}
 	if opts.Version == "" {
-		opts.Version = fmt.Sprint(runtime.GenVersion)
+		opts.Version = fmt.Sprint(genversion.Max)
 	}
 	logger := opts.Logger
 	if logger == nil {

@@ -11,10 +11,10 @@ package agentrail
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -24,30 +24,26 @@ const (
 	ToolBash = "Bash"
 )
 
-//go:embed agentrail.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("agentrail.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded agentrail.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads agentrail.yaml: completed, built from its
+// compiled form (compiledSpec, at the end of this file) without reading YAML; a new variant on each
+// call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the agentrail variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +72,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the Bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (BashResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, UnmarshalBashResult)
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, UnmarshalBashResult)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -118,9 +114,9 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the Bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command          string  `json:"command" jsonschema_description:"The shell command to execute."`
-	WorkingDirectory *string `json:"working_directory,omitempty" jsonschema_description:"Absolute path to the working directory. Defaults to the current working directory of the agent process."`
-	Timeout          *int    `json:"timeout,omitempty" jsonschema:"default=30000,minimum=0" jsonschema_description:"Milliseconds to wait before moving the process to background. Defaults to 30000. Set to 0 to immediately background."`
+	Command          string  `json:"command" jsonschema:"The shell command to execute."`
+	WorkingDirectory *string `json:"working_directory,omitempty" jsonschema:"Absolute path to the working directory. Defaults to the current working directory of the agent process."`
+	Timeout          *int    `json:"timeout,omitempty" jsonschema:"Milliseconds to wait before moving the process to background. Defaults to 30000. Set to 0 to immediately background."`
 }
 
 // BashResult is the result of the Bash tool: BashForeground or BashBackground, told apart by
@@ -141,7 +137,7 @@ func (BashForeground) isBashResult() {}
 func (r BashForeground) MarshalJSON() ([]byte, error) {
 	type plain BashForeground
 	r.Details.Mode = "foreground"
-	return runtime.MarshalJSON(plain(r))
+	return genimpl.MarshalJSON(plain(r))
 }
 
 // BashForegroundContent is the content field of BashForeground.
@@ -171,7 +167,7 @@ func (BashBackground) isBashResult() {}
 func (r BashBackground) MarshalJSON() ([]byte, error) {
 	type plain BashBackground
 	r.Details.Mode = "background"
-	return runtime.MarshalJSON(plain(r))
+	return genimpl.MarshalJSON(plain(r))
 }
 
 // BashBackgroundContent is the content field of BashBackground.
@@ -201,44 +197,1256 @@ func UnmarshalBashResult(data []byte) (BashResult, error) {
 	}
 	switch probe.Details.Mode {
 	case "foreground":
-		return runtime.DecodeJSON[BashForeground](data)
+		return genimpl.DecodeJSON[BashForeground](data)
 	case "background":
-		return runtime.DecodeJSON[BashBackground](data)
+		return genimpl.DecodeJSON[BashBackground](data)
 	}
 	return nil, fmt.Errorf("agentrail: Bash result has unknown details.mode %v", probe.Details.Mode)
 }
 
 // Error is raised when Bash cannot start its shell (ENOTDIR); Bash cannot start its shell (ELOOP);
 // Bash cannot start its shell (ENAMETOOLONG).
-type Error struct{ runtime.Raised }
+type Error struct{ genimpl.Raised }
 
 // ToolError is raised when Bash's policy agentrail_dangerous blocks a command; Bash's policy
 // agentrail_permissions blocks a command; Bash would run more background processes than the limit.
-type ToolError struct{ runtime.Raised }
+type ToolError struct{ genimpl.Raised }
 
 // ToolNotFoundError is raised when a call names a tool the variant does not have.
-type ToolNotFoundError struct{ runtime.Raised }
+type ToolNotFoundError struct{ genimpl.Raised }
 
 // ToolValidationError is raised when Bash gets a parameter of the wrong type, or misses a required
 // one; Bash gets a timeout out of range.
-type ToolValidationError struct{ runtime.Raised }
+type ToolValidationError struct{ genimpl.Raised }
 
 // TypeError is raised when Bash's runtime (node-20) raises TypeError where its command starts.
-type TypeError struct{ runtime.Raised }
+type TypeError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "Error":
-		return &Error{runtime.Raised{ToolError: te}}
+		return &Error{genimpl.Raised{ToolError: te}}
 	case "ToolError":
-		return &ToolError{runtime.Raised{ToolError: te}}
+		return &ToolError{genimpl.Raised{ToolError: te}}
 	case "ToolNotFoundError":
-		return &ToolNotFoundError{runtime.Raised{ToolError: te}}
+		return &ToolNotFoundError{genimpl.Raised{ToolError: te}}
 	case "ToolValidationError":
-		return &ToolValidationError{runtime.Raised{ToolError: te}}
+		return &ToolValidationError{genimpl.Raised{ToolError: te}}
 	case "TypeError":
-		return &TypeError{runtime.Raised{ToolError: te}}
+		return &TypeError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the agentrail variant as spec.Load returned it from agentrail.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "agentrail",
+		Title:   "agentrail Bash tool (@agentrail/capabilities)",
+		Summary: "/bin/sh -c, detached, stdin ignored; a timeout in milliseconds (default 30000, 0 = at once) after which the process keeps running in the background; each stream cut at 1 MiB; the result is the tool's return value {content: [{type: text, text}], details} whose details is a union on mode (foreground | background).",
+		Hosts: []string{
+			"agentrail",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			UpstreamStdin: "closed",
+			Grace:         500000000,
+			SignalExit:    "zero",
+			SpawnError:    "{{if or (eq .ErrnoName \"EACCES\" \"EAGAIN\" \"EMFILE\" \"ENFILE\" \"ENOENT\") (not .ErrnoName)}}spawn {{.Shell}} {{or .ErrnoName \"ENOENT\"}}{{else}}spawn {{.ErrnoName}}{{end}}",
+			Session:       true,
+		},
+		Policies: []spec.Policy{
+			{
+				Name:    "agentrail_dangerous",
+				Kind:    "regex",
+				Summary: "isDangerousCommand: DANGEROUS_BASH_PATTERNS tested on the raw command (JavaScript RegExp.test, the fork bomb case-sensitive, the rest with the i flag); checked before any permission policy, in every mode.",
+				Fail: &spec.Failure{
+					Type:    "ToolError",
+					Message: "{{.Message}}",
+				},
+				Message: "Command matches a known-dangerous pattern",
+				Dialect: "javascript",
+				Rules: []spec.PolicyRule{
+					{
+						Name:    "fork_bomb",
+						Pattern: ":\\(\\)\\s*\\{\\s*:\\|:&\\s*\\}\\s*;",
+						Scope:   "command",
+						Reason:  "fork bomb",
+					},
+					{
+						Name: "dangerous",
+						Patterns: []string{
+							"\\brm\\s+(-[a-z]*f[a-z]*\\s+)*\\/\\s*($|\\|)",
+							"\\brm\\s+-rf\\s+\\/($|\\s)",
+							"\\brm\\s+-fr\\s+\\/($|\\s)",
+							"\\bdd\\s+.*of=\\/dev\\/(sd|hd|nvme|xvd|vd)",
+							"\\b(mkfs|mke2fs|mkswap)\\b",
+							">\\s*\\/dev\\/(sd|hd|nvme|xvd|vd)",
+							"\\b(insmod|rmmod|modprobe)\\b",
+							"\\bchmod\\s+777\\s+\\/",
+						},
+						IgnoreCase: new(true),
+						Scope:      "command",
+						Reason:     "known-dangerous pattern",
+					},
+				},
+				Examples: &spec.PolicyExamples{
+					Blocked: []spec.PolicyExample{
+						{
+							Command:  "rm -rf /",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+						{
+							Command:  "RM -RF /",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo rm /",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo rm -rf / tmp",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo rm -rf / # note",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+						{
+							Command:  ":(){ :|:& };:",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo mkswap",
+							Message:  "Command matches a known-dangerous pattern",
+							Decision: "deny",
+						},
+					},
+					Allowed: []string{
+						"ls -la",
+						"rm -rf /tmp/build",
+						"echo rm -r -f /",
+						"rm -r /",
+						"rm -rf /*",
+						"sudo ls",
+					},
+				},
+				Quirks: []string{
+					"The patterns are those of shell-safety.ts at eb5ebc18 (the cited commit), not the later ReDoS-safe rewrite: rm -rf / tmp and rm -rf / # note are denied there, rm -r -f / is allowed.",
+					"Bypass: rm -rf /* (the / must end the command, precede a | or, for -rf and -fr, white space), rm -r / and rm -r -f / (every option cluster needs an f), rm --recursive --force /, r\\m -rf /, sudo anything (sudo is not listed).",
+					"False positive: the words anywhere, e.g. echo mkswap, grep modprobe notes.txt, man insmod.",
+					"RE2 emulation (dialect javascript): . does not match \\r, U+2028 or U+2029; \\s matches JavaScript's white space (U+00A0, U+FEFF, ...); the i flag folds ASCII only, as JavaScript without u does.",
+				},
+			},
+			{
+				Name:    "agentrail_permissions",
+				Kind:    "permission",
+				Summary: "evaluatePolicy(policy, \"Bash\", normalizeBashCommand(command)) (no content mode at eb5ebc18): bypassPermissions allows; deny rules; ask rules (dontAsk denies, acceptEdits allows Write/Edit only); allow rules; strict denies, other modes allow. The decision carries no reason, so the executor's text is Permission denied for tool \"Bash\".",
+				Fail: &spec.Failure{
+					Type:    "ToolError",
+					Message: "{{.Message}}",
+				},
+				Message: "Permission denied for tool \"{{.Tool}}\"",
+				Dialect: "re2",
+				Permission: &spec.PermissionPolicy{
+					Tool:      "Bash",
+					Match:     "path",
+					Normalize: "first_space",
+					Mode:      "default",
+					EditTools: []string{
+						"Write",
+						"Edit",
+					},
+				},
+				Examples: &spec.PolicyExamples{
+					Allowed: []string{
+						"git status",
+						"rm -rf build",
+					},
+				},
+				Quirks: []string{
+					"Pinned to eb5ebc18: bash.ts calls evaluatePolicy without a content mode, so * stops at / (path mode; the later a0bfcf8 passes \"command\", where * crosses /), and normalizeBashCommand replaces only the first space character (git  status is git: status; the later version replaces the whitespace run). The mode shows only when a pattern has text after a *, e.g. Bash(git:*/index.ts).",
+					"Patterns are prefix globs on the normalised command: Bash(rm:*) matches rm -rf x (rm:-rf x) but not a bare rm, FOO=1 rm x (FOO=1:rm x), cd d && rm x (cd:d && rm x) or (rm x).",
+					"Bash(git:*) also allows git:status; rm -rf / (only the first word is checked), so allow rules are not a sandbox.",
+					"A bare `Bash` rule matches every command; rules for other tools (Write(...)) are parsed and never match Bash.",
+					"* and ** stop at a line terminator (JavaScript's .*), so a multi-line command can only match a pattern that ends before its first newline.",
+				},
+			},
+		},
+		Background: &spec.Background{
+			IDs:         "pid",
+			StreamLimit: 1048576,
+			Poll:        "all",
+			MaxLive:     64,
+			Retain:      100,
+			LimitError: &spec.Failure{
+				Type:    "ToolError",
+				Message: "background limit reached",
+			},
+			UnknownID: &spec.Failure{
+				Type:    "ToolError",
+				Message: "unknown shell_id: {{.ID}}",
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "Bash",
+				Description: "Executes a shell command and returns its output.\n\nUsage:\n- Commands that finish within `timeout` ms are returned in full (foreground mode).\n- Commands still running when `timeout` elapses are detached and continue in the background; the tool returns the partial output collected so far and the background process PID.\n- Set `timeout` to 0 to immediately background a command (e.g. dev servers, watchers).\n- The `working_directory` parameter sets the cwd for the command; defaults to the current working directory.\n- Non-zero exit codes are not treated as tool errors — check `exit_code` in the result.\n- stdout and stderr are both captured; combined output is truncated at 1 MB.\n- Do NOT use this tool for file search tasks — use the Grep tool instead.\n- Do NOT use this tool for file read/write — use the ReadFile, Edit, or Write tools instead.\n",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The shell command to execute.",
+						Role:        "command",
+					},
+					{
+						Name:        "working_directory",
+						Type:        "string",
+						Description: "Absolute path to the working directory. Defaults to the current working directory of the agent process.",
+						Role:        "workdir",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Default:     30000,
+						Minimum:     new(0.0),
+						Description: "Milliseconds to wait before moving the process to background. Defaults to 30000. Set to 0 to immediately background.",
+						Role:        "timeout",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ToolValidationError",
+					Message: "Invalid arguments for tool \"Bash\"",
+				},
+				NullParams: "invalid",
+				Coerce:     "typebox",
+				Checks: []spec.Check{
+					{
+						Timeout: true,
+					},
+					{
+						Policy: "agentrail_dangerous",
+					},
+					{
+						Policy: "agentrail_permissions",
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:        "ms",
+					Default:     30000.0,
+					OnNull:      "default",
+					Min:         new(0.0),
+					OutOfRange:  "fail",
+					NonPositive: "expire",
+					Expiry:      "background",
+					Fail: &spec.Failure{
+						Type:    "ToolValidationError",
+						Message: "Invalid arguments for tool \"Bash\"",
+					},
+					Overflow: &spec.TimeoutOverflow{
+						Above: 2.147483647e+09,
+						Use:   1.0,
+					},
+					ExpiryFirst: true,
+				},
+				Workdir: &spec.Workdir{
+					EmptyIsDefault: true,
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     1048576,
+						Keep:      "head",
+						Head:      1048576,
+						CutDecode: "replace",
+						Marker:    "\n[output truncated]",
+					},
+				},
+				Results: spec.Results{
+					Format:        "json",
+					Union:         true,
+					Discriminator: "details.mode",
+					Cases: map[spec.Outcome]spec.Shape{
+						"background": {
+							Name: "Background",
+							Fields: []spec.Field{
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Name: "item",
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "{{$out := .Stdout}}{{$err := .Stderr}}{{if eq .TimeoutValue 0.0}}{{$out = \"\"}}{{$err = \"\"}}{{end}}{{join \"\\n\" (printf \"Process is running in background (pid: %s)\" (or (and .Pid (print .Pid)) \"undefined\")) $out (and $err (concat \"[stderr]\\n\" $err))}}",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name: "details",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "mode",
+											Type:  "string",
+											Const: "background",
+										},
+										{
+											Name:     "pid",
+											Type:     "integer",
+											Value:    "{{.Pid}}",
+											OmitZero: true,
+										},
+										{
+											Name:  "stdout",
+											Type:  "string",
+											Value: "{{if ne .TimeoutValue 0.0}}{{.Stdout}}{{end}}",
+											Doc:   "partial output captured before the timeout (\"\" for timeout 0)",
+										},
+										{
+											Name:  "stderr",
+											Type:  "string",
+											Value: "{{if ne .TimeoutValue 0.0}}{{.Stderr}}{{end}}",
+										},
+									},
+								},
+							},
+						},
+						"exit": {
+							Name: "Foreground",
+							Fields: []spec.Field{
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Name: "item",
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "{{or (join \"\\n\" .Stdout (and .Stderr (concat \"[stderr]\\n\" .Stderr))) \"(no output)\"}}{{\"\\n\\n\"}}[exit code: {{.ExitCode}}]",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name: "details",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "mode",
+											Type:  "string",
+											Const: "foreground",
+										},
+										{
+											Name:  "exit_code",
+											Type:  "integer",
+											Value: "{{.ExitCode}}",
+											Doc:   "the exit status; 0 for a shell ended by a signal",
+										},
+										{
+											Name:  "stdout",
+											Type:  "string",
+											Value: "{{.Stdout}}",
+										},
+										{
+											Name:  "stderr",
+											Type:  "string",
+											Value: "{{.Stderr}}",
+										},
+									},
+								},
+							},
+						},
+						"spawn_error": {
+							Fields: []spec.Field{
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Name: "item",
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "[stderr]\n{{.Message}}\n\n[exit code: 1]",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name: "details",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "mode",
+											Type:  "string",
+											Const: "foreground",
+										},
+										{
+											Name:  "exit_code",
+											Type:  "integer",
+											Const: 1,
+										},
+										{
+											Name:  "stdout",
+											Type:  "string",
+											Const: "",
+										},
+										{
+											Name:  "stderr",
+											Type:  "string",
+											Value: "{{.Message}}",
+										},
+									},
+								},
+							},
+						},
+						"spawn_error.ELOOP": {
+							Raise: &spec.Failure{
+								Type:    "Error",
+								Message: "{{.Message}}",
+							},
+						},
+						"spawn_error.ENAMETOOLONG": {
+							Raise: &spec.Failure{
+								Type:    "Error",
+								Message: "{{.Message}}",
+							},
+						},
+						"spawn_error.ENOTDIR": {
+							Raise: &spec.Failure{
+								Type:    "Error",
+								Message: "{{.Message}}",
+							},
+						},
+					},
+				},
+			},
+		},
+		UnknownTool: &spec.Failure{
+			Type:    "ToolNotFoundError",
+			Message: "Tool not found: {{.Tool}}",
+		},
+		Source: spec.Source{
+			Seed:     "001_17ccc164a58fbb07.txt",
+			Repo:     "yai-dev/agentrail",
+			Path:     "packages/capabilities/src/tools/bash.ts",
+			Commit:   "eb5ebc18b72f135099351e41a941f448f2f9c141",
+			Language: "typescript",
+			Runtime:  "node-20",
+		},
+		Disagreements: []spec.Disagreement{
+			{
+				Topic:    "truncation",
+				Seed:     "output is truncated at 1 MB combined",
+				Upstream: "stdout and stderr are cut each at 1,048,576 UTF-8 bytes of the decoded text, with \"\\n[output truncated]\" appended (a character split by the cut decodes to U+FFFD)",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "descriptions",
+				Seed:     "\"Execute a shell command and return its output.\"; working_directory \"Defaults to the agent process's current working directory.\"",
+				Upstream: "\"Executes a shell command and returns its output.\" with a usage list; \"Defaults to the current working directory of the agent process.\"",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "background pid",
+				Seed:     "background details have an optional pid",
+				Upstream: "the host always sets pid (the shell's)",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "exit codes",
+				Upstream: "`code ?? 0`: a shell ended by a signal reports exit_code 0; a spawn failure reports exit_code 1 with the error message as stderr (a missing working_directory gives \"spawn /bin/sh ENOENT\")",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "timeout 0",
+				Upstream: "backgrounds at once with empty stdout and stderr (no output is collected yet)",
+				Follow:   "upstream",
+			},
+		},
+		Deviations: []spec.Deviation{
+			{
+				Topic:    "backgrounded processes",
+				Upstream: "unrefs the child and keeps appending its output to unbounded in-memory strings for as long as it runs",
+				Ours:     "the process is kept in the engine's background registry (pid ids, each stream bounded at 1 MiB), where a Go host can list, wait for and kill it",
+				Why:      "upstream's memory grows without bound",
+			},
+			{
+				Topic:    "a child holding the pipes after the shell exits",
+				Upstream: "waits for the pipes to close (\"close\" event), so `sleep 30 & echo hi` runs into the timeout and is reported as background",
+				Ours:     "the foreground result is returned when the shell exits (the group is killed then; see the runtime's deviations)",
+				Why:      "upstream hangs on the child",
+			},
+			{
+				Topic:    "decoding",
+				Upstream: "each pipe chunk is decoded on its own (chunk.toString(\"utf-8\")), so a character split between two reads becomes U+FFFD depending on pipe timing",
+				Ours:     "each stream is decoded as one text (errors=\"replace\", one U+FFFD per maximal invalid subpart)",
+				Why:      "upstream's answer depends on timing",
+			},
+		},
+		File: "agentrail.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"background",
+					"spawn_error",
+					"spawn_error.ENOTDIR",
+					"spawn_error.ELOOP",
+					"spawn_error.ENAMETOOLONG",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "WorkingDirectory",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Timeout",
+						},
+					},
+					Result: "BashResult",
+					Shape:  "sealed",
+					Union: &spec.GoUnion{
+						Path: []string{
+							"details",
+							"mode",
+						},
+						Type: "string",
+						Members: []*spec.GoMember{
+							{
+								Name:  "BashForeground",
+								Value: "foreground",
+								Cases: []spec.Outcome{
+									"exit",
+									"spawn_error",
+								},
+								Fields: []*spec.GoField{
+									{
+										Name:   "content",
+										GoName: "Content",
+										Type:   "array",
+										Always: true,
+										Struct: "BashForegroundContent",
+										Children: []*spec.GoField{
+											{
+												Name:    "type",
+												GoName:  "Type",
+												Type:    "string",
+												Always:  true,
+												Const:   "text",
+												IsConst: true,
+											},
+											{
+												Name:   "text",
+												GoName: "Text",
+												Type:   "string",
+												Always: true,
+											},
+										},
+										Elem: "object",
+									},
+									{
+										Name:   "details",
+										GoName: "Details",
+										Type:   "object",
+										Always: true,
+										Struct: "BashForegroundDetails",
+										Children: []*spec.GoField{
+											{
+												Name:    "mode",
+												GoName:  "Mode",
+												Type:    "string",
+												Always:  true,
+												Const:   "foreground",
+												IsConst: true,
+											},
+											{
+												Name:   "exit_code",
+												GoName: "ExitCode",
+												Type:   "integer",
+												Always: true,
+												Doc:    "the exit status; 0 for a shell ended by a signal",
+											},
+											{
+												Name:   "stdout",
+												GoName: "Stdout",
+												Type:   "string",
+												Always: true,
+											},
+											{
+												Name:   "stderr",
+												GoName: "Stderr",
+												Type:   "string",
+												Always: true,
+											},
+										},
+									},
+								},
+							},
+							{
+								Name:  "BashBackground",
+								Value: "background",
+								Cases: []spec.Outcome{
+									"background",
+								},
+								Fields: []*spec.GoField{
+									{
+										Name:   "content",
+										GoName: "Content",
+										Type:   "array",
+										Always: true,
+										Struct: "BashBackgroundContent",
+										Children: []*spec.GoField{
+											{
+												Name:    "type",
+												GoName:  "Type",
+												Type:    "string",
+												Always:  true,
+												Const:   "text",
+												IsConst: true,
+											},
+											{
+												Name:   "text",
+												GoName: "Text",
+												Type:   "string",
+												Always: true,
+											},
+										},
+										Elem: "object",
+									},
+									{
+										Name:   "details",
+										GoName: "Details",
+										Type:   "object",
+										Always: true,
+										Struct: "BashBackgroundDetails",
+										Children: []*spec.GoField{
+											{
+												Name:    "mode",
+												GoName:  "Mode",
+												Type:    "string",
+												Always:  true,
+												Const:   "background",
+												IsConst: true,
+											},
+											{
+												Name:   "pid",
+												GoName: "PID",
+												Type:   "integer",
+												In: []spec.Outcome{
+													"background",
+												},
+											},
+											{
+												Name:   "stdout",
+												GoName: "Stdout",
+												Type:   "string",
+												Always: true,
+												Doc:    "partial output captured before the timeout (\"\" for timeout 0)",
+											},
+											{
+												Name:   "stderr",
+												GoName: "Stderr",
+												Type:   "string",
+												Always: true,
+											},
+										},
+									},
+								},
+							},
+						},
+						Unmarshal: "UnmarshalBashResult",
+						Seal:      "isBashResult",
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of agentrail.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 2, Col: 1},
+	{Pointer: "/background", Line: 53, Col: 1},
+	{Pointer: "/background#value", Line: 54, Col: 3},
+	{Pointer: "/background/ids", Line: 54, Col: 3},
+	{Pointer: "/background/ids#value", Line: 54, Col: 8},
+	{Pointer: "/background/stream_limit", Line: 55, Col: 3},
+	{Pointer: "/background/stream_limit#value", Line: 55, Col: 17},
+	{Pointer: "/deviations", Line: 267, Col: 1},
+	{Pointer: "/deviations#value", Line: 268, Col: 3},
+	{Pointer: "/deviations/0", Line: 268, Col: 5},
+	{Pointer: "/deviations/0/ours", Line: 270, Col: 5},
+	{Pointer: "/deviations/0/ours#value", Line: 270, Col: 11},
+	{Pointer: "/deviations/0/topic", Line: 268, Col: 5},
+	{Pointer: "/deviations/0/topic#value", Line: 268, Col: 12},
+	{Pointer: "/deviations/0/upstream", Line: 269, Col: 5},
+	{Pointer: "/deviations/0/upstream#value", Line: 269, Col: 15},
+	{Pointer: "/deviations/0/why", Line: 271, Col: 5},
+	{Pointer: "/deviations/0/why#value", Line: 271, Col: 10},
+	{Pointer: "/deviations/1", Line: 272, Col: 5},
+	{Pointer: "/deviations/1/ours", Line: 274, Col: 5},
+	{Pointer: "/deviations/1/ours#value", Line: 274, Col: 11},
+	{Pointer: "/deviations/1/topic", Line: 272, Col: 5},
+	{Pointer: "/deviations/1/topic#value", Line: 272, Col: 12},
+	{Pointer: "/deviations/1/upstream", Line: 273, Col: 5},
+	{Pointer: "/deviations/1/upstream#value", Line: 273, Col: 15},
+	{Pointer: "/deviations/1/why", Line: 275, Col: 5},
+	{Pointer: "/deviations/1/why#value", Line: 275, Col: 10},
+	{Pointer: "/deviations/2", Line: 276, Col: 5},
+	{Pointer: "/deviations/2/ours", Line: 278, Col: 5},
+	{Pointer: "/deviations/2/ours#value", Line: 278, Col: 11},
+	{Pointer: "/deviations/2/topic", Line: 276, Col: 5},
+	{Pointer: "/deviations/2/topic#value", Line: 276, Col: 12},
+	{Pointer: "/deviations/2/upstream", Line: 277, Col: 5},
+	{Pointer: "/deviations/2/upstream#value", Line: 277, Col: 15},
+	{Pointer: "/deviations/2/why", Line: 279, Col: 5},
+	{Pointer: "/deviations/2/why#value", Line: 279, Col: 10},
+	{Pointer: "/disagreements", Line: 248, Col: 1},
+	{Pointer: "/disagreements#value", Line: 249, Col: 3},
+	{Pointer: "/disagreements/0", Line: 249, Col: 5},
+	{Pointer: "/disagreements/0/follow", Line: 252, Col: 5},
+	{Pointer: "/disagreements/0/follow#value", Line: 252, Col: 13},
+	{Pointer: "/disagreements/0/seed", Line: 250, Col: 5},
+	{Pointer: "/disagreements/0/seed#value", Line: 250, Col: 11},
+	{Pointer: "/disagreements/0/topic", Line: 249, Col: 5},
+	{Pointer: "/disagreements/0/topic#value", Line: 249, Col: 12},
+	{Pointer: "/disagreements/0/upstream", Line: 251, Col: 5},
+	{Pointer: "/disagreements/0/upstream#value", Line: 251, Col: 15},
+	{Pointer: "/disagreements/1", Line: 253, Col: 5},
+	{Pointer: "/disagreements/1/follow", Line: 256, Col: 5},
+	{Pointer: "/disagreements/1/follow#value", Line: 256, Col: 13},
+	{Pointer: "/disagreements/1/seed", Line: 254, Col: 5},
+	{Pointer: "/disagreements/1/seed#value", Line: 254, Col: 11},
+	{Pointer: "/disagreements/1/topic", Line: 253, Col: 5},
+	{Pointer: "/disagreements/1/topic#value", Line: 253, Col: 12},
+	{Pointer: "/disagreements/1/upstream", Line: 255, Col: 5},
+	{Pointer: "/disagreements/1/upstream#value", Line: 255, Col: 15},
+	{Pointer: "/disagreements/2", Line: 257, Col: 5},
+	{Pointer: "/disagreements/2/follow", Line: 260, Col: 5},
+	{Pointer: "/disagreements/2/follow#value", Line: 260, Col: 13},
+	{Pointer: "/disagreements/2/seed", Line: 258, Col: 5},
+	{Pointer: "/disagreements/2/seed#value", Line: 258, Col: 11},
+	{Pointer: "/disagreements/2/topic", Line: 257, Col: 5},
+	{Pointer: "/disagreements/2/topic#value", Line: 257, Col: 12},
+	{Pointer: "/disagreements/2/upstream", Line: 259, Col: 5},
+	{Pointer: "/disagreements/2/upstream#value", Line: 259, Col: 15},
+	{Pointer: "/disagreements/3", Line: 261, Col: 5},
+	{Pointer: "/disagreements/3/follow", Line: 263, Col: 5},
+	{Pointer: "/disagreements/3/follow#value", Line: 263, Col: 13},
+	{Pointer: "/disagreements/3/topic", Line: 261, Col: 5},
+	{Pointer: "/disagreements/3/topic#value", Line: 261, Col: 12},
+	{Pointer: "/disagreements/3/upstream", Line: 262, Col: 5},
+	{Pointer: "/disagreements/3/upstream#value", Line: 262, Col: 15},
+	{Pointer: "/disagreements/4", Line: 264, Col: 5},
+	{Pointer: "/disagreements/4/follow", Line: 266, Col: 5},
+	{Pointer: "/disagreements/4/follow#value", Line: 266, Col: 13},
+	{Pointer: "/disagreements/4/topic", Line: 264, Col: 5},
+	{Pointer: "/disagreements/4/topic#value", Line: 264, Col: 12},
+	{Pointer: "/disagreements/4/upstream", Line: 265, Col: 5},
+	{Pointer: "/disagreements/4/upstream#value", Line: 265, Col: 15},
+	{Pointer: "/hosts", Line: 8, Col: 1},
+	{Pointer: "/hosts#value", Line: 9, Col: 3},
+	{Pointer: "/hosts/0", Line: 9, Col: 5},
+	{Pointer: "/id", Line: 2, Col: 1},
+	{Pointer: "/id#value", Line: 2, Col: 5},
+	{Pointer: "/policies", Line: 21, Col: 1},
+	{Pointer: "/policies#value", Line: 23, Col: 3},
+	{Pointer: "/policies/0", Line: 23, Col: 5},
+	{Pointer: "/policies/0/use", Line: 23, Col: 5},
+	{Pointer: "/policies/0/use#value", Line: 23, Col: 10},
+	{Pointer: "/policies/1", Line: 24, Col: 5},
+	{Pointer: "/policies/1/examples", Line: 39, Col: 5},
+	{Pointer: "/policies/1/examples#value", Line: 40, Col: 7},
+	{Pointer: "/policies/1/examples/allowed", Line: 40, Col: 7},
+	{Pointer: "/policies/1/examples/allowed#value", Line: 41, Col: 9},
+	{Pointer: "/policies/1/examples/allowed/0", Line: 41, Col: 11},
+	{Pointer: "/policies/1/examples/allowed/1", Line: 42, Col: 11},
+	{Pointer: "/policies/1/fail", Line: 30, Col: 5},
+	{Pointer: "/policies/1/fail#value", Line: 31, Col: 7},
+	{Pointer: "/policies/1/fail/message", Line: 32, Col: 7},
+	{Pointer: "/policies/1/fail/message#value", Line: 32, Col: 16},
+	{Pointer: "/policies/1/fail/type", Line: 31, Col: 7},
+	{Pointer: "/policies/1/fail/type#value", Line: 31, Col: 13},
+	{Pointer: "/policies/1/kind", Line: 25, Col: 5},
+	{Pointer: "/policies/1/kind#value", Line: 25, Col: 11},
+	{Pointer: "/policies/1/message", Line: 33, Col: 5},
+	{Pointer: "/policies/1/message#value", Line: 33, Col: 14},
+	{Pointer: "/policies/1/name", Line: 24, Col: 5},
+	{Pointer: "/policies/1/name#value", Line: 24, Col: 11},
+	{Pointer: "/policies/1/permission", Line: 34, Col: 5},
+	{Pointer: "/policies/1/permission#value", Line: 35, Col: 7},
+	{Pointer: "/policies/1/permission/match", Line: 36, Col: 7},
+	{Pointer: "/policies/1/permission/match#value", Line: 36, Col: 14},
+	{Pointer: "/policies/1/permission/mode", Line: 38, Col: 7},
+	{Pointer: "/policies/1/permission/mode#value", Line: 38, Col: 13},
+	{Pointer: "/policies/1/permission/normalize", Line: 37, Col: 7},
+	{Pointer: "/policies/1/permission/normalize#value", Line: 37, Col: 18},
+	{Pointer: "/policies/1/permission/tool", Line: 35, Col: 7},
+	{Pointer: "/policies/1/permission/tool#value", Line: 35, Col: 13},
+	{Pointer: "/policies/1/quirks", Line: 43, Col: 5},
+	{Pointer: "/policies/1/quirks#value", Line: 44, Col: 7},
+	{Pointer: "/policies/1/quirks/0", Line: 44, Col: 9},
+	{Pointer: "/policies/1/quirks/1", Line: 45, Col: 9},
+	{Pointer: "/policies/1/quirks/2", Line: 46, Col: 9},
+	{Pointer: "/policies/1/quirks/3", Line: 47, Col: 9},
+	{Pointer: "/policies/1/quirks/4", Line: 48, Col: 9},
+	{Pointer: "/policies/1/summary", Line: 26, Col: 5},
+	{Pointer: "/policies/1/summary#value", Line: 26, Col: 14},
+	{Pointer: "/shell", Line: 10, Col: 1},
+	{Pointer: "/shell#value", Line: 11, Col: 3},
+	{Pointer: "/shell/argv", Line: 11, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 11, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 11, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 11, Col: 19},
+	{Pointer: "/shell/session", Line: 15, Col: 3},
+	{Pointer: "/shell/session#value", Line: 15, Col: 12},
+	{Pointer: "/shell/signal_exit", Line: 13, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 13, Col: 16},
+	{Pointer: "/shell/spawn_error", Line: 18, Col: 3},
+	{Pointer: "/shell/spawn_error#value", Line: 18, Col: 16},
+	{Pointer: "/shell/upstream_stdin", Line: 12, Col: 3},
+	{Pointer: "/shell/upstream_stdin#value", Line: 12, Col: 19},
+	{Pointer: "/source", Line: 241, Col: 1},
+	{Pointer: "/source#value", Line: 242, Col: 3},
+	{Pointer: "/source/commit", Line: 245, Col: 3},
+	{Pointer: "/source/commit#value", Line: 245, Col: 11},
+	{Pointer: "/source/language", Line: 246, Col: 3},
+	{Pointer: "/source/language#value", Line: 246, Col: 13},
+	{Pointer: "/source/path", Line: 244, Col: 3},
+	{Pointer: "/source/path#value", Line: 244, Col: 9},
+	{Pointer: "/source/repo", Line: 243, Col: 3},
+	{Pointer: "/source/repo#value", Line: 243, Col: 9},
+	{Pointer: "/source/runtime", Line: 247, Col: 3},
+	{Pointer: "/source/runtime#value", Line: 247, Col: 12},
+	{Pointer: "/source/seed", Line: 242, Col: 3},
+	{Pointer: "/source/seed#value", Line: 242, Col: 9},
+	{Pointer: "/summary", Line: 4, Col: 1},
+	{Pointer: "/summary#value", Line: 4, Col: 10},
+	{Pointer: "/title", Line: 3, Col: 1},
+	{Pointer: "/title#value", Line: 3, Col: 8},
+	{Pointer: "/tools", Line: 56, Col: 1},
+	{Pointer: "/tools#value", Line: 57, Col: 3},
+	{Pointer: "/tools/0", Line: 57, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 96, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 98, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 98, Col: 9},
+	{Pointer: "/tools/0/checks/0/timeout", Line: 98, Col: 9},
+	{Pointer: "/tools/0/checks/0/timeout#value", Line: 98, Col: 18},
+	{Pointer: "/tools/0/checks/1", Line: 100, Col: 9},
+	{Pointer: "/tools/0/checks/1/policy", Line: 100, Col: 9},
+	{Pointer: "/tools/0/checks/1/policy#value", Line: 100, Col: 17},
+	{Pointer: "/tools/0/checks/2", Line: 101, Col: 9},
+	{Pointer: "/tools/0/checks/2/policy", Line: 101, Col: 9},
+	{Pointer: "/tools/0/checks/2/policy#value", Line: 101, Col: 17},
+	{Pointer: "/tools/0/coerce", Line: 73, Col: 5},
+	{Pointer: "/tools/0/coerce#value", Line: 73, Col: 13},
+	{Pointer: "/tools/0/description", Line: 58, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 58, Col: 18},
+	{Pointer: "/tools/0/invalid_param", Line: 91, Col: 5},
+	{Pointer: "/tools/0/invalid_param#value", Line: 92, Col: 7},
+	{Pointer: "/tools/0/invalid_param/message", Line: 93, Col: 7},
+	{Pointer: "/tools/0/invalid_param/message#value", Line: 93, Col: 16},
+	{Pointer: "/tools/0/invalid_param/type", Line: 92, Col: 7},
+	{Pointer: "/tools/0/invalid_param/type#value", Line: 92, Col: 13},
+	{Pointer: "/tools/0/kind", Line: 70, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 70, Col: 11},
+	{Pointer: "/tools/0/name", Line: 57, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 57, Col: 11},
+	{Pointer: "/tools/0/null_params", Line: 95, Col: 5},
+	{Pointer: "/tools/0/null_params#value", Line: 95, Col: 18},
+	{Pointer: "/tools/0/output", Line: 119, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 120, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 120, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 120, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 121, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 121, Col: 15},
+	{Pointer: "/tools/0/output/newlines", Line: 122, Col: 7},
+	{Pointer: "/tools/0/output/newlines#value", Line: 122, Col: 17},
+	{Pointer: "/tools/0/output/truncate", Line: 123, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 124, Col: 9},
+	{Pointer: "/tools/0/output/truncate/cut_decode", Line: 127, Col: 9},
+	{Pointer: "/tools/0/output/truncate/cut_decode#value", Line: 127, Col: 21},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 126, Col: 9},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 126, Col: 15},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 125, Col: 9},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 125, Col: 16},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 128, Col: 9},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 128, Col: 17},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 124, Col: 9},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 124, Col: 15},
+	{Pointer: "/tools/0/params", Line: 74, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 75, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 75, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 78, Col: 9},
+	{Pointer: "/tools/0/params/0/description#value", Line: 78, Col: 22},
+	{Pointer: "/tools/0/params/0/name", Line: 75, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 75, Col: 15},
+	{Pointer: "/tools/0/params/0/required", Line: 77, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 77, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 79, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 79, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 76, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 76, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 80, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 82, Col: 9},
+	{Pointer: "/tools/0/params/1/description#value", Line: 82, Col: 22},
+	{Pointer: "/tools/0/params/1/name", Line: 80, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 80, Col: 15},
+	{Pointer: "/tools/0/params/1/role", Line: 83, Col: 9},
+	{Pointer: "/tools/0/params/1/role#value", Line: 83, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 81, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 81, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 84, Col: 9},
+	{Pointer: "/tools/0/params/2/default", Line: 87, Col: 9},
+	{Pointer: "/tools/0/params/2/default#value", Line: 87, Col: 18},
+	{Pointer: "/tools/0/params/2/description", Line: 88, Col: 9},
+	{Pointer: "/tools/0/params/2/description#value", Line: 88, Col: 22},
+	{Pointer: "/tools/0/params/2/minimum", Line: 86, Col: 9},
+	{Pointer: "/tools/0/params/2/minimum#value", Line: 86, Col: 18},
+	{Pointer: "/tools/0/params/2/name", Line: 84, Col: 9},
+	{Pointer: "/tools/0/params/2/name#value", Line: 84, Col: 15},
+	{Pointer: "/tools/0/params/2/role", Line: 89, Col: 9},
+	{Pointer: "/tools/0/params/2/role#value", Line: 89, Col: 15},
+	{Pointer: "/tools/0/params/2/type", Line: 85, Col: 9},
+	{Pointer: "/tools/0/params/2/type#value", Line: 85, Col: 15},
+	{Pointer: "/tools/0/results", Line: 129, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 130, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 133, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 134, Col: 9},
+	{Pointer: "/tools/0/results/cases/background", Line: 165, Col: 9},
+	{Pointer: "/tools/0/results/cases/background#value", Line: 166, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/fields", Line: 167, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/fields#value", Line: 168, Col: 13},
+	{Pointer: "/tools/0/results/cases/background/fields/0", Line: 168, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields", Line: 170, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields#value", Line: 171, Col: 17},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0", Line: 171, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields", Line: 173, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields#value", Line: 174, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0", Line: 174, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/const", Line: 176, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/const#value", Line: 176, Col: 30},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/name", Line: 174, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/name#value", Line: 174, Col: 29},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/type", Line: 175, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/type#value", Line: 175, Col: 29},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1", Line: 177, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/name", Line: 177, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/name#value", Line: 177, Col: 29},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/type", Line: 178, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/type#value", Line: 178, Col: 29},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/value", Line: 179, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/value#value", Line: 179, Col: 30},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/name", Line: 171, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/name#value", Line: 171, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/type", Line: 172, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/type#value", Line: 172, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/0/name", Line: 168, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/name#value", Line: 168, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/0/type", Line: 169, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/type#value", Line: 169, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/1", Line: 180, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields", Line: 182, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields#value", Line: 183, Col: 17},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0", Line: 183, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/const", Line: 185, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/const#value", Line: 185, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/name", Line: 183, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/name#value", Line: 183, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/type", Line: 184, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/type#value", Line: 184, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1", Line: 186, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/name", Line: 186, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/name#value", Line: 186, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/omit_zero", Line: 190, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/omit_zero#value", Line: 190, Col: 30},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/type", Line: 187, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/type#value", Line: 187, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/value", Line: 188, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/value#value", Line: 188, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2", Line: 191, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/doc", Line: 194, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/doc#value", Line: 194, Col: 24},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/name", Line: 191, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/name#value", Line: 191, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/type", Line: 192, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/type#value", Line: 192, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/value", Line: 193, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/value#value", Line: 193, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3", Line: 195, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/name", Line: 195, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/name#value", Line: 195, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/type", Line: 196, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/type#value", Line: 196, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/value", Line: 197, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/value#value", Line: 197, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/name", Line: 180, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/name#value", Line: 180, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/1/type", Line: 181, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/type#value", Line: 181, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/name", Line: 166, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/name#value", Line: 166, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit", Line: 134, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 135, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 136, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 137, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 137, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields", Line: 139, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields#value", Line: 140, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0", Line: 140, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields", Line: 142, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields#value", Line: 143, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0", Line: 143, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0/const", Line: 145, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0/const#value", Line: 145, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0/name", Line: 143, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0/name#value", Line: 143, Col: 29},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0/type", Line: 144, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/0/type#value", Line: 144, Col: 29},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1", Line: 146, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1/name", Line: 146, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1/name#value", Line: 146, Col: 29},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1/type", Line: 147, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1/type#value", Line: 147, Col: 29},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1/value", Line: 148, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/fields/1/value#value", Line: 148, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/name", Line: 140, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/name#value", Line: 140, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/type", Line: 141, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/fields/0/type#value", Line: 141, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 137, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 137, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 138, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 138, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 149, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields", Line: 151, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields#value", Line: 152, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0", Line: 152, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0/const", Line: 154, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0/const#value", Line: 154, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0/name", Line: 152, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0/name#value", Line: 152, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0/type", Line: 153, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/0/type#value", Line: 153, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1", Line: 155, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/doc", Line: 158, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/doc#value", Line: 158, Col: 24},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/name", Line: 155, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/name#value", Line: 155, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/type", Line: 156, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/type#value", Line: 156, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/value", Line: 157, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/1/value#value", Line: 157, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2", Line: 159, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2/name", Line: 159, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2/name#value", Line: 159, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2/type", Line: 160, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2/type#value", Line: 160, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2/value", Line: 161, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/2/value#value", Line: 161, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3", Line: 162, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3/name", Line: 162, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3/name#value", Line: 162, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3/type", Line: 163, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3/type#value", Line: 163, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3/value", Line: 164, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/fields/3/value#value", Line: 164, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 149, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 149, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 150, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 150, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/name", Line: 135, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/name#value", Line: 135, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 198, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 199, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP", Line: 234, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP#value", Line: 235, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP/raise", Line: 235, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP/raise#value", Line: 235, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP/raise/message", Line: 232, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP/raise/message#value", Line: 232, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP/raise/type", Line: 231, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ELOOP/raise/type#value", Line: 231, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG", Line: 236, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG#value", Line: 237, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG/raise", Line: 237, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG/raise#value", Line: 237, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG/raise/message", Line: 232, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG/raise/message#value", Line: 232, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG/raise/type", Line: 231, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENAMETOOLONG/raise/type#value", Line: 231, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR", Line: 229, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR#value", Line: 230, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise", Line: 230, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise#value", Line: 230, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/message", Line: 232, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/message#value", Line: 232, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/type", Line: 231, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/type#value", Line: 231, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields", Line: 199, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields#value", Line: 200, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0", Line: 200, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields", Line: 202, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields#value", Line: 203, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0", Line: 203, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields", Line: 205, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields#value", Line: 206, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0", Line: 206, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0/const", Line: 208, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0/const#value", Line: 208, Col: 30},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0/name", Line: 206, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0/name#value", Line: 206, Col: 29},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0/type", Line: 207, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/0/type#value", Line: 207, Col: 29},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1", Line: 209, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1/name", Line: 209, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1/name#value", Line: 209, Col: 29},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1/type", Line: 210, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1/type#value", Line: 210, Col: 29},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1/value", Line: 211, Col: 23},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/fields/1/value#value", Line: 211, Col: 30},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/name", Line: 203, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/name#value", Line: 203, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/type", Line: 204, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/fields/0/type#value", Line: 204, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/name", Line: 200, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/name#value", Line: 200, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/type", Line: 201, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/type#value", Line: 201, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1", Line: 212, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields", Line: 214, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields#value", Line: 215, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0", Line: 215, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0/const", Line: 217, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0/const#value", Line: 217, Col: 26},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0/name", Line: 215, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0/name#value", Line: 215, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0/type", Line: 216, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/0/type#value", Line: 216, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1", Line: 218, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1/const", Line: 220, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1/const#value", Line: 220, Col: 26},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1/name", Line: 218, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1/name#value", Line: 218, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1/type", Line: 219, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/1/type#value", Line: 219, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2", Line: 221, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2/const", Line: 223, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2/const#value", Line: 223, Col: 26},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2/name", Line: 221, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2/name#value", Line: 221, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2/type", Line: 222, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/2/type#value", Line: 222, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3", Line: 224, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3/name", Line: 224, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3/name#value", Line: 224, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3/type", Line: 225, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3/type#value", Line: 225, Col: 25},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3/value", Line: 226, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/fields/3/value#value", Line: 226, Col: 26},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/name", Line: 212, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/name#value", Line: 212, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/type", Line: 213, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/type#value", Line: 213, Col: 21},
+	{Pointer: "/tools/0/results/discriminator", Line: 132, Col: 7},
+	{Pointer: "/tools/0/results/discriminator#value", Line: 132, Col: 22},
+	{Pointer: "/tools/0/results/format", Line: 130, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 130, Col: 15},
+	{Pointer: "/tools/0/results/union", Line: 131, Col: 7},
+	{Pointer: "/tools/0/results/union#value", Line: 131, Col: 14},
+	{Pointer: "/tools/0/timeout", Line: 102, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 103, Col: 7},
+	{Pointer: "/tools/0/timeout/default", Line: 104, Col: 7},
+	{Pointer: "/tools/0/timeout/default#value", Line: 104, Col: 16},
+	{Pointer: "/tools/0/timeout/expiry", Line: 108, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 108, Col: 15},
+	{Pointer: "/tools/0/timeout/expiry_first", Line: 112, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry_first#value", Line: 112, Col: 21},
+	{Pointer: "/tools/0/timeout/fail", Line: 113, Col: 7},
+	{Pointer: "/tools/0/timeout/fail#value", Line: 114, Col: 9},
+	{Pointer: "/tools/0/timeout/fail/message", Line: 115, Col: 9},
+	{Pointer: "/tools/0/timeout/fail/message#value", Line: 115, Col: 18},
+	{Pointer: "/tools/0/timeout/fail/type", Line: 114, Col: 9},
+	{Pointer: "/tools/0/timeout/fail/type#value", Line: 114, Col: 15},
+	{Pointer: "/tools/0/timeout/min", Line: 105, Col: 7},
+	{Pointer: "/tools/0/timeout/min#value", Line: 105, Col: 12},
+	{Pointer: "/tools/0/timeout/non_positive", Line: 107, Col: 7},
+	{Pointer: "/tools/0/timeout/non_positive#value", Line: 107, Col: 21},
+	{Pointer: "/tools/0/timeout/out_of_range", Line: 106, Col: 7},
+	{Pointer: "/tools/0/timeout/out_of_range#value", Line: 106, Col: 21},
+	{Pointer: "/tools/0/timeout/overflow", Line: 110, Col: 7},
+	{Pointer: "/tools/0/timeout/overflow#value", Line: 110, Col: 17},
+	{Pointer: "/tools/0/timeout/overflow/above", Line: 110, Col: 18},
+	{Pointer: "/tools/0/timeout/overflow/above#value", Line: 110, Col: 25},
+	{Pointer: "/tools/0/timeout/overflow/use", Line: 110, Col: 37},
+	{Pointer: "/tools/0/timeout/overflow/use#value", Line: 110, Col: 42},
+	{Pointer: "/tools/0/timeout/unit", Line: 103, Col: 7},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 103, Col: 13},
+	{Pointer: "/tools/0/workdir", Line: 116, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 118, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default", Line: 118, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default#value", Line: 118, Col: 25},
+	{Pointer: "/unknown_tool", Line: 50, Col: 1},
+	{Pointer: "/unknown_tool#value", Line: 51, Col: 3},
+	{Pointer: "/unknown_tool/message", Line: 52, Col: 3},
+	{Pointer: "/unknown_tool/message#value", Line: 52, Col: 12},
+	{Pointer: "/unknown_tool/type", Line: 51, Col: 3},
+	{Pointer: "/unknown_tool/type#value", Line: 51, Col: 9},
 }

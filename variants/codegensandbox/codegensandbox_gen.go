@@ -11,9 +11,9 @@ package codegensandbox
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -25,30 +25,26 @@ const (
 	ToolKillShell  = "KillShell"
 )
 
-//go:embed codegensandbox.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("codegensandbox.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded codegensandbox.yaml (shared: do not
-// modify it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads codegensandbox.yaml: completed, built from its
+// compiled form (compiledSpec, at the end of this file) without reading YAML; a new variant on each
+// call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the codegensandbox variant's tools on the agentbash runtime. It is safe for concurrent
 // use; Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -77,17 +73,17 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the Bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, genimpl.DecodeText)
 }
 
 // BashOutput runs the BashOutput tool with typed parameters.
 func (t *Tool) BashOutput(ctx context.Context, p BashOutputParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBashOutput, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolBashOutput, p, genimpl.DecodeText)
 }
 
 // KillShell runs the KillShell tool with typed parameters.
 func (t *Tool) KillShell(ctx context.Context, p KillShellParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolKillShell, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolKillShell, p, genimpl.DecodeText)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -153,22 +149,22 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the Bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command         string   `json:"command" jsonschema_description:"Shell command to run."`
-	Description     string   `json:"description" jsonschema_description:"5-10 word description of what this command does. Recorded for agent context; does not affect execution."`
-	Timeout         *float64 `json:"timeout,omitempty" jsonschema_description:"Timeout in seconds. Default 120, clamped to a maximum of 600."`
-	RunInBackground *bool    `json:"run_in_background,omitempty" jsonschema_description:"If true, spawn the command in the background and return a shell_id immediately. Use BashOutput to poll and KillShell to terminate."`
-	Workspace       *string  `json:"workspace,omitempty" jsonschema_description:"Name of the workspace to target when this sandbox was started with -workspaces (multiple roots). Optional in single-workspace mode (the sole workspace is used). Required in multi-workspace mode — the call returns an actionable error listing the configured names if omitted, so the agent picks one explicitly rather than the sandbox guessing."`
+	Command         string   `json:"command" jsonschema:"Shell command to run."`
+	Description     string   `json:"description" jsonschema:"5-10 word description of what this command does. Recorded for agent context; does not affect execution."`
+	Timeout         *float64 `json:"timeout,omitempty" jsonschema:"Timeout in seconds. Default 120, clamped to a maximum of 600."`
+	RunInBackground *bool    `json:"run_in_background,omitempty" jsonschema:"If true, spawn the command in the background and return a shell_id immediately. Use BashOutput to poll and KillShell to terminate."`
+	Workspace       *string  `json:"workspace,omitempty" jsonschema:"Name of the workspace to target when this sandbox was started with -workspaces (multiple roots). Optional in single-workspace mode (the sole workspace is used). Required in multi-workspace mode — the call returns an actionable error listing the configured names if omitted, so the agent picks one explicitly rather than the sandbox guessing."`
 }
 
 // BashOutputParams are the parameters of the BashOutput tool; a nil pointer leaves an optional one
 // out.
 type BashOutputParams struct {
-	ShellID string `json:"shell_id" jsonschema_description:"Shell identifier returned by Bash in background mode."`
+	ShellID string `json:"shell_id" jsonschema:"Shell identifier returned by Bash in background mode."`
 }
 
 // KillShellParams are the parameters of the KillShell tool; a nil pointer leaves an optional one out.
 type KillShellParams struct {
-	ShellID string `json:"shell_id" jsonschema_description:"Shell identifier returned by Bash in background mode."`
+	ShellID string `json:"shell_id" jsonschema:"Shell identifier returned by Bash in background mode."`
 }
 
 // ToolError is raised when Bash names a workspace that is not configured; Bash names no workspace
@@ -178,13 +174,1109 @@ type KillShellParams struct {
 // gets no shell_id; BashOutput gets an empty shell_id; BashOutput gets a shell id that is not known;
 // KillShell gets no shell_id; KillShell gets an empty shell_id; KillShell gets a shell id that is not
 // known.
-type ToolError struct{ runtime.Raised }
+type ToolError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "ToolError":
-		return &ToolError{runtime.Raised{ToolError: te}}
+		return &ToolError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the codegensandbox variant as spec.Load returned it from codegensandbox.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "codegensandbox",
+		Title:   "CodeGen-Sandbox Bash, BashOutput and KillShell (MCP)",
+		Summary: "An MCP server: /bin/bash -c from the workspace root, stdin closed, own process group killed on timeout; timeout in seconds (default 120, clamped to 600); stdout and stderr combined and cut at 100 KiB; text results with \"exit: N\" and \"bash: timed out after Ns\" lines; run_in_background with BashOutput and KillShell; errors are MCP error results.",
+		Hosts: []string{
+			"codegen-sandbox",
+			"MCP",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/bash",
+				"-c",
+			},
+			UpstreamStdin: "closed",
+			Grace:         2000000000,
+			SignalExit:    "minus_one",
+			SpawnError:    "{{if eq (printf \"%v\" (index .Params \"run_in_background\")) \"true\"}}bash-bg start: {{.Err}}{{else}}bash: {{.Err}}{{end}}",
+		},
+		Policies: []spec.Policy{
+			{
+				Name:    "codegensandbox_deny",
+				Kind:    "regex",
+				Summary: "One Go regexp over the whole command: a denylisted token at a plausible command position (start, or after white space, ; & | or an opening parenthesis) and followed by the end, white space, ; & | or a closing parenthesis. The first (leftmost) match names the token, quoted with Go's %q.",
+				Fail: &spec.Failure{
+					Type:    "ToolError",
+					Message: "{{.Message}}",
+				},
+				Message: "command rejected: command uses denylisted token {{goquote (index .Groups 1)}}",
+				Dialect: "re2",
+				Rules: []spec.PolicyRule{
+					{
+						Name:    "denylisted_token",
+						Pattern: "(?:^|[\\s;&|(])\\s*(sudo|su|shutdown|reboot|halt|poweroff|chroot|mount|umount|mkfs(?:\\.\\w+)?)(?:$|[\\s;&|)])",
+						Scope:   "command",
+						Reason:  "denylisted token",
+					},
+				},
+				Examples: &spec.PolicyExamples{
+					Blocked: []spec.PolicyExample{
+						{
+							Command:  "sudo ls",
+							Message:  "command rejected: command uses denylisted token \"sudo\"",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo sudo",
+							Message:  "command rejected: command uses denylisted token \"sudo\"",
+							Decision: "deny",
+						},
+						{
+							Command:  "$(echo su)do",
+							Message:  "command rejected: command uses denylisted token \"su\"",
+							Decision: "deny",
+						},
+						{
+							Command:  "mkfs.ext4 /dev/sdb1",
+							Message:  "command rejected: command uses denylisted token \"mkfs.ext4\"",
+							Decision: "deny",
+						},
+						{
+							Command:  "grep -r mount .",
+							Message:  "command rejected: command uses denylisted token \"mount\"",
+							Decision: "deny",
+						},
+					},
+					Allowed: []string{
+						"ls -la",
+						"/usr/bin/sudo ls",
+						"'su'do ls",
+						"rm -rf /",
+						"SUDO ls",
+						"echo \"don't sudo\"",
+					},
+				},
+				Quirks: []string{
+					"False positive: the token anywhere after white space: echo sudo, grep -r mount ., man halt, git commit -m 'mount fix'.",
+					"False positive: $(echo su)do matches su (after the opening parenthesis, before the closing one).",
+					"Bypass: /usr/bin/sudo (the slash is not a boundary), 'su'do and \"sudo\" (a quote before or after the token), s\\udo, SUDO (case-sensitive), `sudo` (backticks are not boundaries), non-ASCII white space.",
+					"Not in the list at all: rm -rf /, dd, chmod; the container is the trust boundary.",
+				},
+			},
+		},
+		Background: &spec.Background{
+			IDs:         "uuid",
+			StreamLimit: 1048576,
+			Poll:        "all",
+			MaxLive:     64,
+			Retain:      100,
+			LimitError: &spec.Failure{
+				Type:    "ToolError",
+				Message: "background limit reached",
+			},
+			UnknownID: &spec.Failure{
+				Type:    "ToolError",
+				Message: "unknown shell_id: {{.ID}}",
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "Bash",
+				Description: "Run a shell command in the workspace via bash -c. Runs from the workspace root (use `cd subdir && ...` to move); stdin is closed; env is inherited from the server. Returns combined stdout+stderr, capped at 100 KiB with a '... (output truncated, N bytes elided)' marker — late output such as the last few lines of a build log may be elided. A trailing 'exit: N' line is emitted for non-zero exits. A 'timed out after Ns' marker is emitted on timeout (exit code 124), and the entire process group is killed so backgrounded children do not survive. A small set of dangerous tokens (sudo, su, shutdown, reboot, halt, poweroff, chroot, mount, umount, mkfs) at plausible command positions are rejected before the command runs. In multi-workspace mode pass `workspace` to pick one.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "Shell command to run.",
+						Role:        "command",
+						Lenient:     true,
+					},
+					{
+						Name:        "description",
+						Type:        "string",
+						Required:    true,
+						Description: "5-10 word description of what this command does. Recorded for agent context; does not affect execution.",
+						Role:        "none",
+						Lenient:     true,
+					},
+					{
+						Name:        "timeout",
+						Type:        "number",
+						Description: "Timeout in seconds. Default 120, clamped to a maximum of 600.",
+						Role:        "timeout",
+						Lenient:     true,
+					},
+					{
+						Name:        "run_in_background",
+						Type:        "boolean",
+						Description: "If true, spawn the command in the background and return a shell_id immediately. Use BashOutput to poll and KillShell to terminate.",
+						Role:        "background",
+						Lenient:     true,
+					},
+					{
+						Name:        "workspace",
+						Type:        "string",
+						Description: "Name of the workspace to target when this sandbox was started with -workspaces (multiple roots). Optional in single-workspace mode (the sole workspace is used). Required in multi-workspace mode — the call returns an actionable error listing the configured names if omitted, so the agent picks one explicitly rather than the sandbox guessing.",
+						Role:        "workspace",
+						Lenient:     true,
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Message: "unparsable tools/call request: json: cannot unmarshal number {{.Value}} into Go struct field CallToolParams.params.arguments of type float64",
+					Code:    -32600,
+				},
+				NullParams: "absent",
+				Coerce:     "go",
+				Workspaces: &spec.Workspaces{
+					Trim: true,
+					Unknown: &spec.Failure{
+						Type:    "ToolError",
+						Message: "unknown workspace {{goquote .Name}}; configured: {{.Configured}}",
+					},
+					Ambiguous: &spec.Failure{
+						Type:    "ToolError",
+						Message: "multi-workspace sandbox: {{.Max}} workspaces configured ({{.Configured}}) — pass `workspace` to pick one",
+					},
+				},
+				Checks: []spec.Check{
+					{
+						Workspace: true,
+					},
+					{
+						Required: "command",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "command is required",
+						},
+					},
+					{
+						NotEmpty: "command",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "command is required",
+						},
+					},
+					{
+						Required: "description",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "description is required",
+						},
+					},
+					{
+						NotEmpty: "description",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "description is required",
+						},
+					},
+					{
+						Policy: "codegensandbox_deny",
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:             "s",
+					Default:          120.0,
+					OnNull:           "default",
+					Invalid:          "default",
+					TruncateFraction: true,
+					Max:              new(600.0),
+					OutOfRange:       "clamp",
+					NonPositive:      "default",
+					Expiry:           "kill",
+				},
+				Output: &spec.Output{
+					Capture:  "combined",
+					Decode:   "raw",
+					Newlines: "keep",
+					Sanitize: "per_byte",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     102400,
+						Keep:      "head",
+						Head:      102400,
+						CutDecode: "replace",
+						Marker:    "\n... (output truncated, {{.Elided}} bytes elided)",
+					},
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"background": {
+							Text: new("shell_id: {{.ShellID}}\nstarted in background: {{.Command}}\n"),
+						},
+						"exit": {
+							Text: new("{{.Output}}{{if and .Output (not (hasSuffix .Output \"\\n\"))}}{{\"\\n\"}}{{end}}{{if ne .ExitCode 0}}exit: {{.ExitCode}}{{\"\\n\"}}{{end}}"),
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "ToolError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Text: new("{{.Output}}{{if and .Output (not (hasSuffix .Output \"\\n\"))}}{{\"\\n\"}}{{end}}bash: timed out after {{int .TimeoutValue}}s{{\"\\n\"}}exit: 124{{\"\\n\"}}"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "BashOutput",
+				Description: "Return the current stdout, stderr, and status of a background shell started via Bash with run_in_background=true. Each call returns the FULL captured buffer (up to 1 MiB per stream); agents should grep client-side for specifics.",
+				Kind:        "poll",
+				Params: []spec.Param{
+					{
+						Name:        "shell_id",
+						Type:        "string",
+						Required:    true,
+						Description: "Shell identifier returned by Bash in background mode.",
+						Role:        "shell_id",
+						Lenient:     true,
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Message: "unparsable tools/call request: json: cannot unmarshal number {{.Value}} into Go struct field CallToolParams.params.arguments of type float64",
+					Code:    -32600,
+				},
+				NullParams: "absent",
+				Coerce:     "go",
+				Checks: []spec.Check{
+					{
+						Required: "shell_id",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "shell_id is required",
+						},
+					},
+					{
+						NotEmpty: "shell_id",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "shell_id is required",
+						},
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"ok": {
+							Text: new("command: {{.Command}}\nstatus: {{if .Running}}running{{else}}completed (exit {{.ExitCode}}){{end}}\nstarted: {{.Started}}\n\n--- stdout ({{.StdoutKept}} bytes){{if .StdoutTruncated}} [TRUNCATED]{{end}} ---\n{{.Stdout}}{{if and .Stdout (not (hasSuffix .Stdout \"\\n\"))}}{{\"\\n\"}}{{end}}--- stderr ({{.StderrKept}} bytes){{if .StderrTruncated}} [TRUNCATED]{{end}} ---\n{{.Stderr}}{{if and .Stderr (not (hasSuffix .Stderr \"\\n\"))}}{{\"\\n\"}}{{end}}"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "KillShell",
+				Description: "Kill a background shell started via Bash with run_in_background=true. Sends SIGKILL to the shell's process group (catches backgrounded children) and removes it from the registry. Subsequent BashOutput calls for the killed shell return 'unknown shell_id'.",
+				Kind:        "kill",
+				Params: []spec.Param{
+					{
+						Name:        "shell_id",
+						Type:        "string",
+						Required:    true,
+						Description: "Shell identifier returned by Bash in background mode.",
+						Role:        "shell_id",
+						Lenient:     true,
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Message: "unparsable tools/call request: json: cannot unmarshal number {{.Value}} into Go struct field CallToolParams.params.arguments of type float64",
+					Code:    -32600,
+				},
+				NullParams: "absent",
+				Coerce:     "go",
+				Checks: []spec.Check{
+					{
+						Required: "shell_id",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "shell_id is required",
+						},
+					},
+					{
+						NotEmpty: "shell_id",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "shell_id is required",
+						},
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"ok": {
+							Text: new("killed: {{.ShellID}}\n"),
+						},
+					},
+				},
+			},
+		},
+		Redact: &spec.Redact{
+			Rules: []spec.RedactRule{
+				{
+					Name:    "aws-access-key",
+					Pattern: "\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\b(?:AKIA|ASIA)[0-9A-Z]*",
+				},
+				{
+					Name:    "github-fine-grained-pat",
+					Pattern: "\\bgithub_pat_[A-Za-z0-9_]{82,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bgithub_pat_[A-Za-z0-9_]*",
+				},
+				{
+					Name:    "github-pat",
+					Pattern: "\\bghp_[A-Za-z0-9]{36,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bghp_[A-Za-z0-9]*",
+				},
+				{
+					Name:    "github-oauth",
+					Pattern: "\\bgh[ousr]_[A-Za-z0-9]{36,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bgh[ousr]_[A-Za-z0-9]*",
+				},
+				{
+					Name:    "anthropic-api-key",
+					Pattern: "\\bsk-ant-[A-Za-z0-9_-]{20,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bsk-ant-[A-Za-z0-9_-]*",
+				},
+				{
+					Name:    "openai-api-key",
+					Pattern: "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bsk-[A-Za-z0-9_-]*",
+				},
+				{
+					Name:    "google-api-key",
+					Pattern: "\\bAIza[0-9A-Za-z_-]{35}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bAIza[0-9A-Za-z_-]*",
+				},
+				{
+					Name:    "slack-token",
+					Pattern: "\\bxox[abpr]-[A-Za-z0-9-]{10,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\bxox[abpr]-[A-Za-z0-9-]*",
+				},
+				{
+					Name:    "stripe-live-key",
+					Pattern: "\\b(?:sk|rk)_live_[A-Za-z0-9]{24,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\b(?:sk|rk)_live_[A-Za-z0-9]*",
+				},
+				{
+					Name:    "jwt",
+					Pattern: "\\beyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}\\b",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "\\beyJ[A-Za-z0-9_.-]*",
+				},
+				{
+					Name:    "pem-private-key",
+					Pattern: "-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\\s\\S]*?-----END (?:[A-Z]+ )?PRIVATE KEY-----",
+					Replace: "[REDACTED:{{.Name}}]",
+					Open:    "-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----",
+					Close:   "-----END (?:[A-Z]+ )?PRIVATE KEY-----",
+				},
+				{
+					Name:    "basic-auth-url",
+					Pattern: "[a-z][a-z0-9+.-]*://[^:\\s/@]+:[^@\\s]+@[\\w.-]+",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "[a-z][a-z0-9+.-]*://[^:\\s/@]+:[^@\\s]*",
+				},
+				{
+					Name:    "secret-env-assignment",
+					Pattern: "(?i)\\b(?:API_KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY)\\s*=\\s*[^\\[\\s]\\S*",
+					Replace: "[REDACTED:{{.Name}}]",
+					Partial: "(?i)\\b(?:API_KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY)\\s*=\\s*(?:[^\\[\\s]\\S*)?",
+				},
+			},
+			Errors: true,
+		},
+		UnknownTool: &spec.Failure{
+			Message: "tool '{{.Tool}}' not found: tool not found",
+			Code:    -32602,
+		},
+		Source: spec.Source{
+			Seed:     "004_346e27404674bfc6.txt",
+			Repo:     "AltairaLabs/CodeGen-Sandbox",
+			Path:     "internal/tools/bash.go",
+			Commit:   "455c1a27350d15cfab41b65c0bc463a722a28e27",
+			Language: "go",
+			Runtime:  "go",
+			Notes: []string{
+				"Observed by running the server (2026-11-24) and read in later versions of the files than the cited commit: the secret scrubber applied to every returned text, errors included (internal/server/middleware.go at 8a7c8d815c35cf600efe2666fcdb9010eb757b9a, internal/scrub/scrub.go), and Bash's optional workspace parameter, resolved before the arguments (internal/tools/workspace_dispatch.go at bf32e15bae3c5af2bd3e1c5fc6209b4084b027eb), with the sentence it adds to the description.",
+				"Two upstream errors belong to a server configured otherwise, or to a failure of the host itself, and are not in this spec: \"background shells not configured\" (a server without a shell registry) and \"bash-bg stdout: ...\" / \"bash-bg stderr: ...\" (a pipe that cannot be made).",
+				"BashOutput and KillShell are internal/tools/bash_output.go and internal/tools/kill_shell.go at a09da4b5d13e02fb24a2e98266664bb5fd0ec958; the registry (uuid ids, 1 MiB per stream, a truncation flag) is internal/tools/shell_registry.go.",
+			},
+		},
+		Disagreements: []spec.Disagreement{
+			{
+				Topic:    "descriptions",
+				Seed:     "the schema table paraphrases: description \"5–10 word description. Recorded for agent context only.\", timeout \"Seconds. Clamped to 600. Ignored in background mode.\"",
+				Upstream: "the strings of bash.go, bash_output.go and kill_shell.go at their cited commits, used verbatim",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "timeout parsing",
+				Seed:     "\"Clamped to 600\"",
+				Upstream: "a value that is not a JSON number, or whose integer part is <= 0, is the default 120; the fraction is dropped (int(v))",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "output bytes",
+				Upstream: "the raw bytes go into the MCP text, whose JSON encoding replaces each invalid byte with U+FFFD (a cut multi-byte character too)",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "signal exit",
+				Upstream: "a command killed by a signal (not a timeout) reports \"exit: -1\" (Go's ExitCode())",
+				Follow:   "upstream",
+			},
+		},
+		Deviations: []spec.Deviation{
+			{
+				Topic:    "a child holding the pipes after the shell exits",
+				Upstream: "`sleep 4 & echo hi` fails after the 2 s WaitDelay with the MCP error \"bash: exec: WaitDelay expired before I/O complete\" and loses the output",
+				Ours:     "the answer comes when the shell exits, with the output collected (the group is killed then)",
+				Why:      "upstream loses the output and waits",
+			},
+			{
+				Topic:    "a secret cut off by a limit or read while it is written",
+				Upstream: "the scrubber runs on the text after the 100 KiB cut (and on each BashOutput as the shell writes), and each pattern needs a whole secret: a private key whose END line was cut off or is not written yet comes back whole but for the last lines (1,676 of a 1,686-byte key), and a token cut in the middle shows its first half",
+				Ours:     "a BEGIN ... PRIVATE KEY line with no END is redacted to the end of its text, a tail that starts inside a key is redacted through its END line, and a token prefix at the cut (or at the end of what a running shell wrote so far) is redacted: the rules' open, close and partial patterns",
+				Why:      "upstream redacts after its own cut, so it leaks part of a secret; a redaction that leaks is not one. A URL with a port and a path, or a keyword assignment, at the very end of a cut may be redacted although no secret followed",
+			},
+		},
+		File: "codegensandbox.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"background",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Description",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Timeout",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "RunInBackground",
+						},
+						{
+							Param: &v.Tools[0].Params[4],
+							Name:  "Workspace",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"ok",
+				},
+				Go: &spec.GoTool{
+					Name:   "BashOutput",
+					Const:  "ToolBashOutput",
+					Params: "BashOutputParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[1].Params[0],
+							Name:  "ShellID",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"ok",
+				},
+				Go: &spec.GoTool{
+					Name:   "KillShell",
+					Const:  "ToolKillShell",
+					Params: "KillShellParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[2].Params[0],
+							Name:  "ShellID",
+						},
+					},
+					Shape: "text",
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of codegensandbox.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 2, Col: 1},
+	{Pointer: "/background", Line: 54, Col: 1},
+	{Pointer: "/background#value", Line: 55, Col: 3},
+	{Pointer: "/background/ids", Line: 55, Col: 3},
+	{Pointer: "/background/ids#value", Line: 55, Col: 8},
+	{Pointer: "/background/poll", Line: 57, Col: 3},
+	{Pointer: "/background/poll#value", Line: 57, Col: 9},
+	{Pointer: "/background/stream_limit", Line: 56, Col: 3},
+	{Pointer: "/background/stream_limit#value", Line: 56, Col: 17},
+	{Pointer: "/background/unknown_id", Line: 58, Col: 3},
+	{Pointer: "/background/unknown_id#value", Line: 59, Col: 5},
+	{Pointer: "/background/unknown_id/message", Line: 60, Col: 5},
+	{Pointer: "/background/unknown_id/message#value", Line: 60, Col: 14},
+	{Pointer: "/background/unknown_id/type", Line: 59, Col: 5},
+	{Pointer: "/background/unknown_id/type#value", Line: 59, Col: 11},
+	{Pointer: "/deviations", Line: 245, Col: 1},
+	{Pointer: "/deviations#value", Line: 246, Col: 3},
+	{Pointer: "/deviations/0", Line: 246, Col: 5},
+	{Pointer: "/deviations/0/ours", Line: 248, Col: 5},
+	{Pointer: "/deviations/0/ours#value", Line: 248, Col: 11},
+	{Pointer: "/deviations/0/topic", Line: 246, Col: 5},
+	{Pointer: "/deviations/0/topic#value", Line: 246, Col: 12},
+	{Pointer: "/deviations/0/upstream", Line: 247, Col: 5},
+	{Pointer: "/deviations/0/upstream#value", Line: 247, Col: 15},
+	{Pointer: "/deviations/0/why", Line: 249, Col: 5},
+	{Pointer: "/deviations/0/why#value", Line: 249, Col: 10},
+	{Pointer: "/deviations/1", Line: 250, Col: 5},
+	{Pointer: "/deviations/1/ours", Line: 252, Col: 5},
+	{Pointer: "/deviations/1/ours#value", Line: 252, Col: 11},
+	{Pointer: "/deviations/1/topic", Line: 250, Col: 5},
+	{Pointer: "/deviations/1/topic#value", Line: 250, Col: 12},
+	{Pointer: "/deviations/1/upstream", Line: 251, Col: 5},
+	{Pointer: "/deviations/1/upstream#value", Line: 251, Col: 15},
+	{Pointer: "/deviations/1/why", Line: 253, Col: 5},
+	{Pointer: "/deviations/1/why#value", Line: 253, Col: 10},
+	{Pointer: "/disagreements", Line: 230, Col: 1},
+	{Pointer: "/disagreements#value", Line: 231, Col: 3},
+	{Pointer: "/disagreements/0", Line: 231, Col: 5},
+	{Pointer: "/disagreements/0/follow", Line: 234, Col: 5},
+	{Pointer: "/disagreements/0/follow#value", Line: 234, Col: 13},
+	{Pointer: "/disagreements/0/seed", Line: 232, Col: 5},
+	{Pointer: "/disagreements/0/seed#value", Line: 232, Col: 11},
+	{Pointer: "/disagreements/0/topic", Line: 231, Col: 5},
+	{Pointer: "/disagreements/0/topic#value", Line: 231, Col: 12},
+	{Pointer: "/disagreements/0/upstream", Line: 233, Col: 5},
+	{Pointer: "/disagreements/0/upstream#value", Line: 233, Col: 15},
+	{Pointer: "/disagreements/1", Line: 235, Col: 5},
+	{Pointer: "/disagreements/1/follow", Line: 238, Col: 5},
+	{Pointer: "/disagreements/1/follow#value", Line: 238, Col: 13},
+	{Pointer: "/disagreements/1/seed", Line: 236, Col: 5},
+	{Pointer: "/disagreements/1/seed#value", Line: 236, Col: 11},
+	{Pointer: "/disagreements/1/topic", Line: 235, Col: 5},
+	{Pointer: "/disagreements/1/topic#value", Line: 235, Col: 12},
+	{Pointer: "/disagreements/1/upstream", Line: 237, Col: 5},
+	{Pointer: "/disagreements/1/upstream#value", Line: 237, Col: 15},
+	{Pointer: "/disagreements/2", Line: 239, Col: 5},
+	{Pointer: "/disagreements/2/follow", Line: 241, Col: 5},
+	{Pointer: "/disagreements/2/follow#value", Line: 241, Col: 13},
+	{Pointer: "/disagreements/2/topic", Line: 239, Col: 5},
+	{Pointer: "/disagreements/2/topic#value", Line: 239, Col: 12},
+	{Pointer: "/disagreements/2/upstream", Line: 240, Col: 5},
+	{Pointer: "/disagreements/2/upstream#value", Line: 240, Col: 15},
+	{Pointer: "/disagreements/3", Line: 242, Col: 5},
+	{Pointer: "/disagreements/3/follow", Line: 244, Col: 5},
+	{Pointer: "/disagreements/3/follow#value", Line: 244, Col: 13},
+	{Pointer: "/disagreements/3/topic", Line: 242, Col: 5},
+	{Pointer: "/disagreements/3/topic#value", Line: 242, Col: 12},
+	{Pointer: "/disagreements/3/upstream", Line: 243, Col: 5},
+	{Pointer: "/disagreements/3/upstream#value", Line: 243, Col: 15},
+	{Pointer: "/hosts", Line: 9, Col: 1},
+	{Pointer: "/hosts#value", Line: 10, Col: 3},
+	{Pointer: "/hosts/0", Line: 10, Col: 5},
+	{Pointer: "/hosts/1", Line: 11, Col: 5},
+	{Pointer: "/id", Line: 2, Col: 1},
+	{Pointer: "/id#value", Line: 2, Col: 5},
+	{Pointer: "/policies", Line: 22, Col: 1},
+	{Pointer: "/policies#value", Line: 24, Col: 3},
+	{Pointer: "/policies/0", Line: 24, Col: 5},
+	{Pointer: "/policies/0/use", Line: 24, Col: 5},
+	{Pointer: "/policies/0/use#value", Line: 24, Col: 10},
+	{Pointer: "/redact", Line: 28, Col: 1},
+	{Pointer: "/redact#value", Line: 29, Col: 3},
+	{Pointer: "/redact/errors", Line: 29, Col: 3},
+	{Pointer: "/redact/errors#value", Line: 29, Col: 11},
+	{Pointer: "/redact/rules", Line: 30, Col: 3},
+	{Pointer: "/redact/rules#value", Line: 31, Col: 5},
+	{Pointer: "/redact/rules/0", Line: 31, Col: 7},
+	{Pointer: "/redact/rules/0/name", Line: 31, Col: 8},
+	{Pointer: "/redact/rules/0/name#value", Line: 31, Col: 14},
+	{Pointer: "/redact/rules/0/partial", Line: 31, Col: 72},
+	{Pointer: "/redact/rules/0/partial#value", Line: 31, Col: 81},
+	{Pointer: "/redact/rules/0/pattern", Line: 31, Col: 30},
+	{Pointer: "/redact/rules/0/pattern#value", Line: 31, Col: 39},
+	{Pointer: "/redact/rules/1", Line: 32, Col: 7},
+	{Pointer: "/redact/rules/1/name", Line: 32, Col: 8},
+	{Pointer: "/redact/rules/1/name#value", Line: 32, Col: 14},
+	{Pointer: "/redact/rules/1/partial", Line: 32, Col: 84},
+	{Pointer: "/redact/rules/1/partial#value", Line: 32, Col: 93},
+	{Pointer: "/redact/rules/1/pattern", Line: 32, Col: 39},
+	{Pointer: "/redact/rules/1/pattern#value", Line: 32, Col: 48},
+	{Pointer: "/redact/rules/10", Line: 41, Col: 7},
+	{Pointer: "/redact/rules/10/close", Line: 44, Col: 7},
+	{Pointer: "/redact/rules/10/close#value", Line: 44, Col: 14},
+	{Pointer: "/redact/rules/10/name", Line: 41, Col: 7},
+	{Pointer: "/redact/rules/10/name#value", Line: 41, Col: 13},
+	{Pointer: "/redact/rules/10/open", Line: 43, Col: 7},
+	{Pointer: "/redact/rules/10/open#value", Line: 43, Col: 13},
+	{Pointer: "/redact/rules/10/pattern", Line: 42, Col: 7},
+	{Pointer: "/redact/rules/10/pattern#value", Line: 42, Col: 16},
+	{Pointer: "/redact/rules/11", Line: 45, Col: 7},
+	{Pointer: "/redact/rules/11/name", Line: 45, Col: 8},
+	{Pointer: "/redact/rules/11/name#value", Line: 45, Col: 14},
+	{Pointer: "/redact/rules/11/partial", Line: 45, Col: 88},
+	{Pointer: "/redact/rules/11/partial#value", Line: 45, Col: 97},
+	{Pointer: "/redact/rules/11/pattern", Line: 45, Col: 30},
+	{Pointer: "/redact/rules/11/pattern#value", Line: 45, Col: 39},
+	{Pointer: "/redact/rules/12", Line: 46, Col: 7},
+	{Pointer: "/redact/rules/12/name", Line: 46, Col: 7},
+	{Pointer: "/redact/rules/12/name#value", Line: 46, Col: 13},
+	{Pointer: "/redact/rules/12/partial", Line: 48, Col: 7},
+	{Pointer: "/redact/rules/12/partial#value", Line: 48, Col: 16},
+	{Pointer: "/redact/rules/12/pattern", Line: 47, Col: 7},
+	{Pointer: "/redact/rules/12/pattern#value", Line: 47, Col: 16},
+	{Pointer: "/redact/rules/2", Line: 33, Col: 7},
+	{Pointer: "/redact/rules/2/name", Line: 33, Col: 8},
+	{Pointer: "/redact/rules/2/name#value", Line: 33, Col: 14},
+	{Pointer: "/redact/rules/2/partial", Line: 33, Col: 63},
+	{Pointer: "/redact/rules/2/partial#value", Line: 33, Col: 72},
+	{Pointer: "/redact/rules/2/pattern", Line: 33, Col: 26},
+	{Pointer: "/redact/rules/2/pattern#value", Line: 33, Col: 35},
+	{Pointer: "/redact/rules/3", Line: 34, Col: 7},
+	{Pointer: "/redact/rules/3/name", Line: 34, Col: 8},
+	{Pointer: "/redact/rules/3/name#value", Line: 34, Col: 14},
+	{Pointer: "/redact/rules/3/partial", Line: 34, Col: 70},
+	{Pointer: "/redact/rules/3/partial#value", Line: 34, Col: 79},
+	{Pointer: "/redact/rules/3/pattern", Line: 34, Col: 28},
+	{Pointer: "/redact/rules/3/pattern#value", Line: 34, Col: 37},
+	{Pointer: "/redact/rules/4", Line: 35, Col: 7},
+	{Pointer: "/redact/rules/4/name", Line: 35, Col: 8},
+	{Pointer: "/redact/rules/4/name#value", Line: 35, Col: 14},
+	{Pointer: "/redact/rules/4/partial", Line: 35, Col: 75},
+	{Pointer: "/redact/rules/4/partial#value", Line: 35, Col: 84},
+	{Pointer: "/redact/rules/4/pattern", Line: 35, Col: 33},
+	{Pointer: "/redact/rules/4/pattern#value", Line: 35, Col: 42},
+	{Pointer: "/redact/rules/5", Line: 36, Col: 7},
+	{Pointer: "/redact/rules/5/name", Line: 36, Col: 8},
+	{Pointer: "/redact/rules/5/name#value", Line: 36, Col: 14},
+	{Pointer: "/redact/rules/5/partial", Line: 36, Col: 78},
+	{Pointer: "/redact/rules/5/partial#value", Line: 36, Col: 87},
+	{Pointer: "/redact/rules/5/pattern", Line: 36, Col: 30},
+	{Pointer: "/redact/rules/5/pattern#value", Line: 36, Col: 39},
+	{Pointer: "/redact/rules/6", Line: 37, Col: 7},
+	{Pointer: "/redact/rules/6/name", Line: 37, Col: 8},
+	{Pointer: "/redact/rules/6/name#value", Line: 37, Col: 14},
+	{Pointer: "/redact/rules/6/partial", Line: 37, Col: 68},
+	{Pointer: "/redact/rules/6/partial#value", Line: 37, Col: 77},
+	{Pointer: "/redact/rules/6/pattern", Line: 37, Col: 30},
+	{Pointer: "/redact/rules/6/pattern#value", Line: 37, Col: 39},
+	{Pointer: "/redact/rules/7", Line: 38, Col: 7},
+	{Pointer: "/redact/rules/7/name", Line: 38, Col: 8},
+	{Pointer: "/redact/rules/7/name#value", Line: 38, Col: 14},
+	{Pointer: "/redact/rules/7/partial", Line: 38, Col: 71},
+	{Pointer: "/redact/rules/7/partial#value", Line: 38, Col: 80},
+	{Pointer: "/redact/rules/7/pattern", Line: 38, Col: 27},
+	{Pointer: "/redact/rules/7/pattern#value", Line: 38, Col: 36},
+	{Pointer: "/redact/rules/8", Line: 39, Col: 7},
+	{Pointer: "/redact/rules/8/name", Line: 39, Col: 8},
+	{Pointer: "/redact/rules/8/name#value", Line: 39, Col: 14},
+	{Pointer: "/redact/rules/8/partial", Line: 39, Col: 79},
+	{Pointer: "/redact/rules/8/partial#value", Line: 39, Col: 88},
+	{Pointer: "/redact/rules/8/pattern", Line: 39, Col: 31},
+	{Pointer: "/redact/rules/8/pattern#value", Line: 39, Col: 40},
+	{Pointer: "/redact/rules/9", Line: 40, Col: 7},
+	{Pointer: "/redact/rules/9/name", Line: 40, Col: 8},
+	{Pointer: "/redact/rules/9/name#value", Line: 40, Col: 14},
+	{Pointer: "/redact/rules/9/partial", Line: 40, Col: 100},
+	{Pointer: "/redact/rules/9/partial#value", Line: 40, Col: 109},
+	{Pointer: "/redact/rules/9/pattern", Line: 40, Col: 19},
+	{Pointer: "/redact/rules/9/pattern#value", Line: 40, Col: 28},
+	{Pointer: "/shell", Line: 12, Col: 1},
+	{Pointer: "/shell#value", Line: 13, Col: 3},
+	{Pointer: "/shell/argv", Line: 13, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 13, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 13, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 13, Col: 21},
+	{Pointer: "/shell/grace", Line: 16, Col: 3},
+	{Pointer: "/shell/grace#value", Line: 16, Col: 10},
+	{Pointer: "/shell/signal_exit", Line: 15, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 15, Col: 16},
+	{Pointer: "/shell/spawn_error", Line: 19, Col: 3},
+	{Pointer: "/shell/spawn_error#value", Line: 19, Col: 16},
+	{Pointer: "/shell/upstream_stdin", Line: 14, Col: 3},
+	{Pointer: "/shell/upstream_stdin#value", Line: 14, Col: 19},
+	{Pointer: "/source", Line: 219, Col: 1},
+	{Pointer: "/source#value", Line: 220, Col: 3},
+	{Pointer: "/source/commit", Line: 223, Col: 3},
+	{Pointer: "/source/commit#value", Line: 223, Col: 11},
+	{Pointer: "/source/language", Line: 224, Col: 3},
+	{Pointer: "/source/language#value", Line: 224, Col: 13},
+	{Pointer: "/source/notes", Line: 226, Col: 3},
+	{Pointer: "/source/notes#value", Line: 227, Col: 5},
+	{Pointer: "/source/notes/0", Line: 227, Col: 7},
+	{Pointer: "/source/notes/1", Line: 228, Col: 7},
+	{Pointer: "/source/notes/2", Line: 229, Col: 7},
+	{Pointer: "/source/path", Line: 222, Col: 3},
+	{Pointer: "/source/path#value", Line: 222, Col: 9},
+	{Pointer: "/source/repo", Line: 221, Col: 3},
+	{Pointer: "/source/repo#value", Line: 221, Col: 9},
+	{Pointer: "/source/runtime", Line: 225, Col: 3},
+	{Pointer: "/source/runtime#value", Line: 225, Col: 12},
+	{Pointer: "/source/seed", Line: 220, Col: 3},
+	{Pointer: "/source/seed#value", Line: 220, Col: 9},
+	{Pointer: "/summary", Line: 4, Col: 1},
+	{Pointer: "/summary#value", Line: 4, Col: 10},
+	{Pointer: "/title", Line: 3, Col: 1},
+	{Pointer: "/title#value", Line: 3, Col: 8},
+	{Pointer: "/tools", Line: 61, Col: 1},
+	{Pointer: "/tools#value", Line: 62, Col: 3},
+	{Pointer: "/tools/0", Line: 62, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 105, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 107, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 107, Col: 9},
+	{Pointer: "/tools/0/checks/0/workspace", Line: 107, Col: 9},
+	{Pointer: "/tools/0/checks/0/workspace#value", Line: 107, Col: 20},
+	{Pointer: "/tools/0/checks/1", Line: 108, Col: 9},
+	{Pointer: "/tools/0/checks/1/fail", Line: 109, Col: 9},
+	{Pointer: "/tools/0/checks/1/fail#value", Line: 110, Col: 11},
+	{Pointer: "/tools/0/checks/1/fail/message", Line: 111, Col: 11},
+	{Pointer: "/tools/0/checks/1/fail/message#value", Line: 111, Col: 20},
+	{Pointer: "/tools/0/checks/1/fail/type", Line: 110, Col: 11},
+	{Pointer: "/tools/0/checks/1/fail/type#value", Line: 110, Col: 17},
+	{Pointer: "/tools/0/checks/1/required", Line: 108, Col: 9},
+	{Pointer: "/tools/0/checks/1/required#value", Line: 108, Col: 19},
+	{Pointer: "/tools/0/checks/2", Line: 112, Col: 9},
+	{Pointer: "/tools/0/checks/2/fail", Line: 113, Col: 9},
+	{Pointer: "/tools/0/checks/2/fail#value", Line: 114, Col: 11},
+	{Pointer: "/tools/0/checks/2/fail/message", Line: 115, Col: 11},
+	{Pointer: "/tools/0/checks/2/fail/message#value", Line: 115, Col: 20},
+	{Pointer: "/tools/0/checks/2/fail/type", Line: 114, Col: 11},
+	{Pointer: "/tools/0/checks/2/fail/type#value", Line: 114, Col: 17},
+	{Pointer: "/tools/0/checks/2/not_empty", Line: 112, Col: 9},
+	{Pointer: "/tools/0/checks/2/not_empty#value", Line: 112, Col: 20},
+	{Pointer: "/tools/0/checks/3", Line: 116, Col: 9},
+	{Pointer: "/tools/0/checks/3/fail", Line: 117, Col: 9},
+	{Pointer: "/tools/0/checks/3/fail#value", Line: 118, Col: 11},
+	{Pointer: "/tools/0/checks/3/fail/message", Line: 119, Col: 11},
+	{Pointer: "/tools/0/checks/3/fail/message#value", Line: 119, Col: 20},
+	{Pointer: "/tools/0/checks/3/fail/type", Line: 118, Col: 11},
+	{Pointer: "/tools/0/checks/3/fail/type#value", Line: 118, Col: 17},
+	{Pointer: "/tools/0/checks/3/required", Line: 116, Col: 9},
+	{Pointer: "/tools/0/checks/3/required#value", Line: 116, Col: 19},
+	{Pointer: "/tools/0/checks/4", Line: 120, Col: 9},
+	{Pointer: "/tools/0/checks/4/fail", Line: 121, Col: 9},
+	{Pointer: "/tools/0/checks/4/fail#value", Line: 122, Col: 11},
+	{Pointer: "/tools/0/checks/4/fail/message", Line: 123, Col: 11},
+	{Pointer: "/tools/0/checks/4/fail/message#value", Line: 123, Col: 20},
+	{Pointer: "/tools/0/checks/4/fail/type", Line: 122, Col: 11},
+	{Pointer: "/tools/0/checks/4/fail/type#value", Line: 122, Col: 17},
+	{Pointer: "/tools/0/checks/4/not_empty", Line: 120, Col: 9},
+	{Pointer: "/tools/0/checks/4/not_empty#value", Line: 120, Col: 20},
+	{Pointer: "/tools/0/checks/5", Line: 125, Col: 9},
+	{Pointer: "/tools/0/checks/5/policy", Line: 125, Col: 9},
+	{Pointer: "/tools/0/checks/5/policy#value", Line: 125, Col: 17},
+	{Pointer: "/tools/0/coerce", Line: 67, Col: 5},
+	{Pointer: "/tools/0/coerce#value", Line: 67, Col: 13},
+	{Pointer: "/tools/0/description", Line: 63, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 63, Col: 18},
+	{Pointer: "/tools/0/invalid_param", Line: 70, Col: 5},
+	{Pointer: "/tools/0/invalid_param#value", Line: 70, Col: 20},
+	{Pointer: "/tools/0/invalid_param/code", Line: 71, Col: 7},
+	{Pointer: "/tools/0/invalid_param/code#value", Line: 71, Col: 13},
+	{Pointer: "/tools/0/invalid_param/message", Line: 72, Col: 7},
+	{Pointer: "/tools/0/invalid_param/message#value", Line: 72, Col: 16},
+	{Pointer: "/tools/0/kind", Line: 64, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 64, Col: 11},
+	{Pointer: "/tools/0/name", Line: 62, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 62, Col: 11},
+	{Pointer: "/tools/0/output", Line: 136, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 137, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 137, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 137, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 138, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 138, Col: 15},
+	{Pointer: "/tools/0/output/sanitize", Line: 139, Col: 7},
+	{Pointer: "/tools/0/output/sanitize#value", Line: 139, Col: 17},
+	{Pointer: "/tools/0/output/truncate", Line: 140, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 141, Col: 9},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 143, Col: 9},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 143, Col: 15},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 142, Col: 9},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 142, Col: 16},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 144, Col: 9},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 144, Col: 17},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 141, Col: 9},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 141, Col: 15},
+	{Pointer: "/tools/0/params", Line: 73, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 74, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 74, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 77, Col: 9},
+	{Pointer: "/tools/0/params/0/description#value", Line: 77, Col: 22},
+	{Pointer: "/tools/0/params/0/name", Line: 74, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 74, Col: 15},
+	{Pointer: "/tools/0/params/0/required", Line: 76, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 76, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 78, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 78, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 75, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 75, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 79, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 82, Col: 9},
+	{Pointer: "/tools/0/params/1/description#value", Line: 82, Col: 22},
+	{Pointer: "/tools/0/params/1/name", Line: 79, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 79, Col: 15},
+	{Pointer: "/tools/0/params/1/required", Line: 81, Col: 9},
+	{Pointer: "/tools/0/params/1/required#value", Line: 81, Col: 19},
+	{Pointer: "/tools/0/params/1/role", Line: 83, Col: 9},
+	{Pointer: "/tools/0/params/1/role#value", Line: 83, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 80, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 80, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 84, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 86, Col: 9},
+	{Pointer: "/tools/0/params/2/description#value", Line: 86, Col: 22},
+	{Pointer: "/tools/0/params/2/name", Line: 84, Col: 9},
+	{Pointer: "/tools/0/params/2/name#value", Line: 84, Col: 15},
+	{Pointer: "/tools/0/params/2/role", Line: 87, Col: 9},
+	{Pointer: "/tools/0/params/2/role#value", Line: 87, Col: 15},
+	{Pointer: "/tools/0/params/2/type", Line: 85, Col: 9},
+	{Pointer: "/tools/0/params/2/type#value", Line: 85, Col: 15},
+	{Pointer: "/tools/0/params/3", Line: 88, Col: 9},
+	{Pointer: "/tools/0/params/3/description", Line: 90, Col: 9},
+	{Pointer: "/tools/0/params/3/description#value", Line: 90, Col: 22},
+	{Pointer: "/tools/0/params/3/name", Line: 88, Col: 9},
+	{Pointer: "/tools/0/params/3/name#value", Line: 88, Col: 15},
+	{Pointer: "/tools/0/params/3/role", Line: 91, Col: 9},
+	{Pointer: "/tools/0/params/3/role#value", Line: 91, Col: 15},
+	{Pointer: "/tools/0/params/3/type", Line: 89, Col: 9},
+	{Pointer: "/tools/0/params/3/type#value", Line: 89, Col: 15},
+	{Pointer: "/tools/0/params/4", Line: 92, Col: 9},
+	{Pointer: "/tools/0/params/4/description", Line: 94, Col: 9},
+	{Pointer: "/tools/0/params/4/description#value", Line: 94, Col: 22},
+	{Pointer: "/tools/0/params/4/name", Line: 92, Col: 9},
+	{Pointer: "/tools/0/params/4/name#value", Line: 92, Col: 15},
+	{Pointer: "/tools/0/params/4/role", Line: 95, Col: 9},
+	{Pointer: "/tools/0/params/4/role#value", Line: 95, Col: 15},
+	{Pointer: "/tools/0/params/4/type", Line: 93, Col: 9},
+	{Pointer: "/tools/0/params/4/type#value", Line: 93, Col: 15},
+	{Pointer: "/tools/0/results", Line: 145, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 146, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 147, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 148, Col: 9},
+	{Pointer: "/tools/0/results/cases/background", Line: 152, Col: 9},
+	{Pointer: "/tools/0/results/cases/background#value", Line: 153, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/text", Line: 153, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/text#value", Line: 153, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit", Line: 148, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 149, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text", Line: 149, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text#value", Line: 149, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 154, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 155, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise", Line: 155, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise#value", Line: 156, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message", Line: 157, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message#value", Line: 157, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type", Line: 156, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type#value", Line: 156, Col: 19},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 150, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 151, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/text", Line: 151, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/text#value", Line: 151, Col: 17},
+	{Pointer: "/tools/0/results/format", Line: 146, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 146, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 126, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 127, Col: 7},
+	{Pointer: "/tools/0/timeout/default", Line: 128, Col: 7},
+	{Pointer: "/tools/0/timeout/default#value", Line: 128, Col: 16},
+	{Pointer: "/tools/0/timeout/expiry", Line: 135, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 135, Col: 15},
+	{Pointer: "/tools/0/timeout/invalid", Line: 130, Col: 7},
+	{Pointer: "/tools/0/timeout/invalid#value", Line: 130, Col: 16},
+	{Pointer: "/tools/0/timeout/max", Line: 132, Col: 7},
+	{Pointer: "/tools/0/timeout/max#value", Line: 132, Col: 12},
+	{Pointer: "/tools/0/timeout/non_positive", Line: 134, Col: 7},
+	{Pointer: "/tools/0/timeout/non_positive#value", Line: 134, Col: 21},
+	{Pointer: "/tools/0/timeout/on_null", Line: 129, Col: 7},
+	{Pointer: "/tools/0/timeout/on_null#value", Line: 129, Col: 16},
+	{Pointer: "/tools/0/timeout/out_of_range", Line: 133, Col: 7},
+	{Pointer: "/tools/0/timeout/out_of_range#value", Line: 133, Col: 21},
+	{Pointer: "/tools/0/timeout/truncate_fraction", Line: 131, Col: 7},
+	{Pointer: "/tools/0/timeout/truncate_fraction#value", Line: 131, Col: 26},
+	{Pointer: "/tools/0/timeout/unit", Line: 127, Col: 7},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 127, Col: 13},
+	{Pointer: "/tools/0/workspaces", Line: 97, Col: 5},
+	{Pointer: "/tools/0/workspaces#value", Line: 98, Col: 7},
+	{Pointer: "/tools/0/workspaces/ambiguous", Line: 102, Col: 7},
+	{Pointer: "/tools/0/workspaces/ambiguous#value", Line: 103, Col: 9},
+	{Pointer: "/tools/0/workspaces/ambiguous/message", Line: 104, Col: 9},
+	{Pointer: "/tools/0/workspaces/ambiguous/message#value", Line: 104, Col: 18},
+	{Pointer: "/tools/0/workspaces/ambiguous/type", Line: 103, Col: 9},
+	{Pointer: "/tools/0/workspaces/ambiguous/type#value", Line: 103, Col: 15},
+	{Pointer: "/tools/0/workspaces/trim", Line: 98, Col: 7},
+	{Pointer: "/tools/0/workspaces/trim#value", Line: 98, Col: 13},
+	{Pointer: "/tools/0/workspaces/unknown", Line: 99, Col: 7},
+	{Pointer: "/tools/0/workspaces/unknown#value", Line: 100, Col: 9},
+	{Pointer: "/tools/0/workspaces/unknown/message", Line: 101, Col: 9},
+	{Pointer: "/tools/0/workspaces/unknown/message#value", Line: 101, Col: 18},
+	{Pointer: "/tools/0/workspaces/unknown/type", Line: 100, Col: 9},
+	{Pointer: "/tools/0/workspaces/unknown/type#value", Line: 100, Col: 15},
+	{Pointer: "/tools/1", Line: 158, Col: 5},
+	{Pointer: "/tools/1/checks", Line: 169, Col: 5},
+	{Pointer: "/tools/1/checks#value", Line: 170, Col: 7},
+	{Pointer: "/tools/1/checks/0", Line: 170, Col: 9},
+	{Pointer: "/tools/1/checks/0/fail", Line: 171, Col: 9},
+	{Pointer: "/tools/1/checks/0/fail#value", Line: 172, Col: 11},
+	{Pointer: "/tools/1/checks/0/fail/message", Line: 173, Col: 11},
+	{Pointer: "/tools/1/checks/0/fail/message#value", Line: 173, Col: 20},
+	{Pointer: "/tools/1/checks/0/fail/type", Line: 172, Col: 11},
+	{Pointer: "/tools/1/checks/0/fail/type#value", Line: 172, Col: 17},
+	{Pointer: "/tools/1/checks/0/required", Line: 170, Col: 9},
+	{Pointer: "/tools/1/checks/0/required#value", Line: 170, Col: 19},
+	{Pointer: "/tools/1/checks/1", Line: 174, Col: 9},
+	{Pointer: "/tools/1/checks/1/fail", Line: 175, Col: 9},
+	{Pointer: "/tools/1/checks/1/fail#value", Line: 176, Col: 11},
+	{Pointer: "/tools/1/checks/1/fail/message", Line: 177, Col: 11},
+	{Pointer: "/tools/1/checks/1/fail/message#value", Line: 177, Col: 20},
+	{Pointer: "/tools/1/checks/1/fail/type", Line: 176, Col: 11},
+	{Pointer: "/tools/1/checks/1/fail/type#value", Line: 176, Col: 17},
+	{Pointer: "/tools/1/checks/1/not_empty", Line: 174, Col: 9},
+	{Pointer: "/tools/1/checks/1/not_empty#value", Line: 174, Col: 20},
+	{Pointer: "/tools/1/coerce", Line: 161, Col: 5},
+	{Pointer: "/tools/1/coerce#value", Line: 161, Col: 13},
+	{Pointer: "/tools/1/description", Line: 159, Col: 5},
+	{Pointer: "/tools/1/description#value", Line: 159, Col: 18},
+	{Pointer: "/tools/1/invalid_param", Line: 162, Col: 5},
+	{Pointer: "/tools/1/invalid_param#value", Line: 162, Col: 20},
+	{Pointer: "/tools/1/invalid_param/code", Line: 71, Col: 7},
+	{Pointer: "/tools/1/invalid_param/code#value", Line: 71, Col: 13},
+	{Pointer: "/tools/1/invalid_param/message", Line: 72, Col: 7},
+	{Pointer: "/tools/1/invalid_param/message#value", Line: 72, Col: 16},
+	{Pointer: "/tools/1/kind", Line: 160, Col: 5},
+	{Pointer: "/tools/1/kind#value", Line: 160, Col: 11},
+	{Pointer: "/tools/1/name", Line: 158, Col: 5},
+	{Pointer: "/tools/1/name#value", Line: 158, Col: 11},
+	{Pointer: "/tools/1/params", Line: 163, Col: 5},
+	{Pointer: "/tools/1/params#value", Line: 164, Col: 7},
+	{Pointer: "/tools/1/params/0", Line: 164, Col: 9},
+	{Pointer: "/tools/1/params/0/description", Line: 167, Col: 9},
+	{Pointer: "/tools/1/params/0/description#value", Line: 167, Col: 22},
+	{Pointer: "/tools/1/params/0/name", Line: 164, Col: 9},
+	{Pointer: "/tools/1/params/0/name#value", Line: 164, Col: 15},
+	{Pointer: "/tools/1/params/0/required", Line: 166, Col: 9},
+	{Pointer: "/tools/1/params/0/required#value", Line: 166, Col: 19},
+	{Pointer: "/tools/1/params/0/role", Line: 168, Col: 9},
+	{Pointer: "/tools/1/params/0/role#value", Line: 168, Col: 15},
+	{Pointer: "/tools/1/params/0/type", Line: 165, Col: 9},
+	{Pointer: "/tools/1/params/0/type#value", Line: 165, Col: 15},
+	{Pointer: "/tools/1/results", Line: 178, Col: 5},
+	{Pointer: "/tools/1/results#value", Line: 179, Col: 7},
+	{Pointer: "/tools/1/results/cases", Line: 180, Col: 7},
+	{Pointer: "/tools/1/results/cases#value", Line: 182, Col: 9},
+	{Pointer: "/tools/1/results/cases/ok", Line: 182, Col: 9},
+	{Pointer: "/tools/1/results/cases/ok#value", Line: 183, Col: 11},
+	{Pointer: "/tools/1/results/cases/ok/text", Line: 183, Col: 11},
+	{Pointer: "/tools/1/results/cases/ok/text#value", Line: 183, Col: 17},
+	{Pointer: "/tools/1/results/format", Line: 179, Col: 7},
+	{Pointer: "/tools/1/results/format#value", Line: 179, Col: 15},
+	{Pointer: "/tools/2", Line: 191, Col: 5},
+	{Pointer: "/tools/2/checks", Line: 202, Col: 5},
+	{Pointer: "/tools/2/checks#value", Line: 203, Col: 7},
+	{Pointer: "/tools/2/checks/0", Line: 203, Col: 9},
+	{Pointer: "/tools/2/checks/0/fail", Line: 204, Col: 9},
+	{Pointer: "/tools/2/checks/0/fail#value", Line: 205, Col: 11},
+	{Pointer: "/tools/2/checks/0/fail/message", Line: 206, Col: 11},
+	{Pointer: "/tools/2/checks/0/fail/message#value", Line: 206, Col: 20},
+	{Pointer: "/tools/2/checks/0/fail/type", Line: 205, Col: 11},
+	{Pointer: "/tools/2/checks/0/fail/type#value", Line: 205, Col: 17},
+	{Pointer: "/tools/2/checks/0/required", Line: 203, Col: 9},
+	{Pointer: "/tools/2/checks/0/required#value", Line: 203, Col: 19},
+	{Pointer: "/tools/2/checks/1", Line: 207, Col: 9},
+	{Pointer: "/tools/2/checks/1/fail", Line: 208, Col: 9},
+	{Pointer: "/tools/2/checks/1/fail#value", Line: 209, Col: 11},
+	{Pointer: "/tools/2/checks/1/fail/message", Line: 210, Col: 11},
+	{Pointer: "/tools/2/checks/1/fail/message#value", Line: 210, Col: 20},
+	{Pointer: "/tools/2/checks/1/fail/type", Line: 209, Col: 11},
+	{Pointer: "/tools/2/checks/1/fail/type#value", Line: 209, Col: 17},
+	{Pointer: "/tools/2/checks/1/not_empty", Line: 207, Col: 9},
+	{Pointer: "/tools/2/checks/1/not_empty#value", Line: 207, Col: 20},
+	{Pointer: "/tools/2/coerce", Line: 194, Col: 5},
+	{Pointer: "/tools/2/coerce#value", Line: 194, Col: 13},
+	{Pointer: "/tools/2/description", Line: 192, Col: 5},
+	{Pointer: "/tools/2/description#value", Line: 192, Col: 18},
+	{Pointer: "/tools/2/invalid_param", Line: 195, Col: 5},
+	{Pointer: "/tools/2/invalid_param#value", Line: 195, Col: 20},
+	{Pointer: "/tools/2/invalid_param/code", Line: 71, Col: 7},
+	{Pointer: "/tools/2/invalid_param/code#value", Line: 71, Col: 13},
+	{Pointer: "/tools/2/invalid_param/message", Line: 72, Col: 7},
+	{Pointer: "/tools/2/invalid_param/message#value", Line: 72, Col: 16},
+	{Pointer: "/tools/2/kind", Line: 193, Col: 5},
+	{Pointer: "/tools/2/kind#value", Line: 193, Col: 11},
+	{Pointer: "/tools/2/name", Line: 191, Col: 5},
+	{Pointer: "/tools/2/name#value", Line: 191, Col: 11},
+	{Pointer: "/tools/2/params", Line: 196, Col: 5},
+	{Pointer: "/tools/2/params#value", Line: 197, Col: 7},
+	{Pointer: "/tools/2/params/0", Line: 197, Col: 9},
+	{Pointer: "/tools/2/params/0/description", Line: 200, Col: 9},
+	{Pointer: "/tools/2/params/0/description#value", Line: 200, Col: 22},
+	{Pointer: "/tools/2/params/0/name", Line: 197, Col: 9},
+	{Pointer: "/tools/2/params/0/name#value", Line: 197, Col: 15},
+	{Pointer: "/tools/2/params/0/required", Line: 199, Col: 9},
+	{Pointer: "/tools/2/params/0/required#value", Line: 199, Col: 19},
+	{Pointer: "/tools/2/params/0/role", Line: 201, Col: 9},
+	{Pointer: "/tools/2/params/0/role#value", Line: 201, Col: 15},
+	{Pointer: "/tools/2/params/0/type", Line: 198, Col: 9},
+	{Pointer: "/tools/2/params/0/type#value", Line: 198, Col: 15},
+	{Pointer: "/tools/2/results", Line: 211, Col: 5},
+	{Pointer: "/tools/2/results#value", Line: 212, Col: 7},
+	{Pointer: "/tools/2/results/cases", Line: 213, Col: 7},
+	{Pointer: "/tools/2/results/cases#value", Line: 214, Col: 9},
+	{Pointer: "/tools/2/results/cases/ok", Line: 214, Col: 9},
+	{Pointer: "/tools/2/results/cases/ok#value", Line: 215, Col: 11},
+	{Pointer: "/tools/2/results/cases/ok/text", Line: 215, Col: 11},
+	{Pointer: "/tools/2/results/cases/ok/text#value", Line: 215, Col: 17},
+	{Pointer: "/tools/2/results/format", Line: 212, Col: 7},
+	{Pointer: "/tools/2/results/format#value", Line: 212, Col: 15},
+	{Pointer: "/unknown_tool", Line: 51, Col: 1},
+	{Pointer: "/unknown_tool#value", Line: 52, Col: 3},
+	{Pointer: "/unknown_tool/code", Line: 52, Col: 3},
+	{Pointer: "/unknown_tool/code#value", Line: 52, Col: 9},
+	{Pointer: "/unknown_tool/message", Line: 53, Col: 3},
+	{Pointer: "/unknown_tool/message#value", Line: 53, Col: 12},
 }

@@ -14,9 +14,9 @@ package codex
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -28,30 +28,25 @@ const (
 	ToolShellCommand = "shell_command"
 )
 
-//go:embed codex.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("codex.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded codex.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads codex.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the codex variant's tools on the agentbash runtime. It is safe for concurrent use; Close
 // ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,17 +87,17 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // ExecCommand runs the exec_command tool with typed parameters.
 func (t *Tool) ExecCommand(ctx context.Context, p ExecCommandParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolExecCommand, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolExecCommand, p, genimpl.DecodeText)
 }
 
 // WriteStdin runs the write_stdin tool with typed parameters.
 func (t *Tool) WriteStdin(ctx context.Context, p WriteStdinParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolWriteStdin, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolWriteStdin, p, genimpl.DecodeText)
 }
 
 // ShellCommand runs the shell_command tool with typed parameters.
 func (t *Tool) ShellCommand(ctx context.Context, p ShellCommandParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolShellCommand, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolShellCommand, p, genimpl.DecodeText)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -209,35 +204,35 @@ func Definitions() []spec.Definition {
 // ExecCommandParams are the parameters of the exec_command tool; a nil pointer leaves an optional one
 // out.
 type ExecCommandParams struct {
-	Cmd                string   `json:"cmd" jsonschema_description:"Shell command to execute."`
-	Justification      *string  "json:\"justification,omitempty\" jsonschema_description:\"User-facing approval question for `require_escalated`; omit otherwise.\""
-	Login              *bool    `json:"login,omitempty" jsonschema_description:"True runs the shell with -l/-i semantics; false disables them. Defaults to true."`
-	MaxOutputTokens    *float64 `json:"max_output_tokens,omitempty" jsonschema_description:"Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy."`
-	SandboxPermissions *string  "json:\"sandbox_permissions,omitempty\" jsonschema_description:\"Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.\""
-	Shell              *string  `json:"shell,omitempty" jsonschema_description:"Shell binary to launch. Defaults to the user's default shell."`
-	TTY                *bool    `json:"tty,omitempty" jsonschema_description:"True allocates a PTY for the command; false or omitted uses plain pipes."`
-	Workdir            *string  `json:"workdir,omitempty" jsonschema_description:"Working directory for the command. Defaults to the turn cwd."`
-	YieldTimeMs        *float64 `json:"yield_time_ms,omitempty" jsonschema_description:"Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms."`
+	Cmd                string   `json:"cmd" jsonschema:"Shell command to execute."`
+	Justification      *string  "json:\"justification,omitempty\" jsonschema:\"User-facing approval question for `require_escalated`; omit otherwise.\""
+	Login              *bool    `json:"login,omitempty" jsonschema:"True runs the shell with -l/-i semantics; false disables them. Defaults to true."`
+	MaxOutputTokens    *float64 `json:"max_output_tokens,omitempty" jsonschema:"Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy."`
+	SandboxPermissions *string  "json:\"sandbox_permissions,omitempty\" jsonschema:\"Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.\""
+	Shell              *string  `json:"shell,omitempty" jsonschema:"Shell binary to launch. Defaults to the user's default shell."`
+	TTY                *bool    `json:"tty,omitempty" jsonschema:"True allocates a PTY for the command; false or omitted uses plain pipes."`
+	Workdir            *string  `json:"workdir,omitempty" jsonschema:"Working directory for the command. Defaults to the turn cwd."`
+	YieldTimeMs        *float64 `json:"yield_time_ms,omitempty" jsonschema:"Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms."`
 }
 
 // WriteStdinParams are the parameters of the write_stdin tool; a nil pointer leaves an optional one
 // out.
 type WriteStdinParams struct {
-	Chars           *string  `json:"chars,omitempty" jsonschema_description:"Bytes to write to stdin. Defaults to empty, which polls without writing."`
-	MaxOutputTokens *float64 `json:"max_output_tokens,omitempty" jsonschema_description:"Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy."`
-	SessionID       float64  `json:"session_id" jsonschema_description:"Identifier of the running unified exec session."`
-	YieldTimeMs     *float64 `json:"yield_time_ms,omitempty" jsonschema_description:"Wait before yielding output. Non-empty writes default to 250 ms and cap at 30000 ms; empty polls wait 5000-300000 ms by default."`
+	Chars           *string  `json:"chars,omitempty" jsonschema:"Bytes to write to stdin. Defaults to empty, which polls without writing."`
+	MaxOutputTokens *float64 `json:"max_output_tokens,omitempty" jsonschema:"Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy."`
+	SessionID       float64  `json:"session_id" jsonschema:"Identifier of the running unified exec session."`
+	YieldTimeMs     *float64 `json:"yield_time_ms,omitempty" jsonschema:"Wait before yielding output. Non-empty writes default to 250 ms and cap at 30000 ms; empty polls wait 5000-300000 ms by default."`
 }
 
 // ShellCommandParams are the parameters of the shell_command tool; a nil pointer leaves an optional
 // one out.
 type ShellCommandParams struct {
-	Command            string   `json:"command" jsonschema_description:"Shell script to run in the user's default shell."`
-	Justification      *string  "json:\"justification,omitempty\" jsonschema_description:\"User-facing approval question for `require_escalated`; omit otherwise.\""
-	Login              *bool    `json:"login,omitempty" jsonschema_description:"True runs with login shell semantics; false disables them. Defaults to true."`
-	SandboxPermissions *string  "json:\"sandbox_permissions,omitempty\" jsonschema_description:\"Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.\""
-	TimeoutMs          *float64 `json:"timeout_ms,omitempty" jsonschema_description:"Maximum command runtime. Defaults to 10000 ms."`
-	Workdir            *string  `json:"workdir,omitempty" jsonschema_description:"Working directory for the command. Defaults to the turn cwd."`
+	Command            string   `json:"command" jsonschema:"Shell script to run in the user's default shell."`
+	Justification      *string  "json:\"justification,omitempty\" jsonschema:\"User-facing approval question for `require_escalated`; omit otherwise.\""
+	Login              *bool    `json:"login,omitempty" jsonschema:"True runs with login shell semantics; false disables them. Defaults to true."`
+	SandboxPermissions *string  "json:\"sandbox_permissions,omitempty\" jsonschema:\"Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.\""
+	TimeoutMs          *float64 `json:"timeout_ms,omitempty" jsonschema:"Maximum command runtime. Defaults to 10000 ms."`
+	Workdir            *string  `json:"workdir,omitempty" jsonschema:"Working directory for the command. Defaults to the turn cwd."`
 }
 
 // FunctionCallError is raised when exec_command gets a parameter of the wrong type, or misses a
@@ -245,13 +240,1145 @@ type ShellCommandParams struct {
 // or misses a required one; write_stdin gets a session id that is not known; write_stdin writes to a
 // session whose stdin is closed; shell_command gets a parameter of the wrong type, or misses a
 // required one; shell_command gets a timeout out of range; shell_command cannot start its shell.
-type FunctionCallError struct{ runtime.Raised }
+type FunctionCallError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "FunctionCallError":
-		return &FunctionCallError{runtime.Raised{ToolError: te}}
+		return &FunctionCallError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the codex variant as spec.Load returned it from codex.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "codex",
+		Title:   "OpenAI Codex unified exec (exec_command, write_stdin) and shell_command (openai/codex)",
+		Summary: "exec_command starts a command (/bin/bash -c, on pipes with stdin closed, or in a 24x80 PTY with tty true) and waits yield_time_ms (default 10000, clamped to 250-30000) for its output; it answers with the output so far and either its exit code or a session id (random, 1000-99999; at most 64 live, the least recently used pruned past that, the 8 most recent protected). write_stdin writes chars to that session (an empty write polls, 5000-300000 ms) and answers with the new output. Output is cut to max_output_tokens (default and cap 10000) of 4 bytes each, head and tail, and the text reports the original token count. shell_command runs one command to its end (timeout_ms, default 10000).",
+		Hosts: []string{
+			"codex",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/bash",
+				"-c",
+			},
+			UpstreamStdin: "closed",
+			Grace:         500000000,
+			SignalExit:    "minus_one",
+			SpawnError:    "{{.Strerror}} (os error {{.Errno}})",
+			Session:       true,
+		},
+		Sessions: &spec.Sessions{
+			IDs:              "random",
+			FirstID:          1000,
+			LastID:           99999,
+			MaxLive:          64,
+			OnFull:           "prune",
+			ProtectRecent:    8,
+			PruneExitedFirst: true,
+			Buffer:           1048576,
+			LimitError: &spec.Failure{
+				Type:    "ToolError",
+				Message: "session limit reached ({{.Max}})",
+			},
+			UnknownID: &spec.Failure{
+				Type:    "FunctionCallError",
+				Message: "write_stdin failed: Unknown process id {{.ID}}",
+			},
+			StdinClosed: &spec.Failure{
+				Type:    "FunctionCallError",
+				Message: "write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open",
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "exec_command",
+				Description: "Runs a command in a PTY, returning output or a session ID for ongoing interaction.",
+				Kind:        "session_start",
+				Params: []spec.Param{
+					{
+						Name:        "cmd",
+						Type:        "string",
+						Required:    true,
+						Description: "Shell command to execute.",
+						Role:        "command",
+					},
+					{
+						Name:        "justification",
+						Type:        "string",
+						Description: "User-facing approval question for `require_escalated`; omit otherwise.",
+						Role:        "none",
+					},
+					{
+						Name:        "login",
+						Type:        "boolean",
+						Description: "True runs the shell with -l/-i semantics; false disables them. Defaults to true.",
+						Role:        "none",
+					},
+					{
+						Name:        "max_output_tokens",
+						Type:        "number",
+						Description: "Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy.",
+						Role:        "budget",
+					},
+					{
+						Name:        "sandbox_permissions",
+						Type:        "string",
+						Description: "Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.",
+						Role:        "none",
+					},
+					{
+						Name:        "shell",
+						Type:        "string",
+						Description: "Shell binary to launch. Defaults to the user's default shell.",
+						Role:        "none",
+					},
+					{
+						Name:        "tty",
+						Type:        "boolean",
+						Description: "True allocates a PTY for the command; false or omitted uses plain pipes.",
+						Role:        "tty",
+					},
+					{
+						Name:        "workdir",
+						Type:        "string",
+						Description: "Working directory for the command. Defaults to the turn cwd.",
+						Role:        "workdir",
+					},
+					{
+						Name:        "yield_time_ms",
+						Type:        "number",
+						Description: "Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms.",
+						Role:        "yield",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "FunctionCallError",
+					Message: "failed to parse function arguments: {{if eq .Problem \"is required\"}}missing field `{{.Param}}`{{else}}invalid type for `{{.Param}}`: {{.Problem}}{{end}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Workdir: &spec.Workdir{
+					EmptyIsDefault: true,
+				},
+				Session: &spec.SessionTool{
+					Yield: &spec.Yield{
+						Unit:    "ms",
+						Default: 10000.0,
+						Min:     new(250.0),
+						Max:     new(30000.0),
+					},
+					Stdin: "closed",
+				},
+				Env: map[string]string{
+					"CODEX_CI":  "1",
+					"COLORTERM": "",
+					"GH_PAGER":  "cat",
+					"GIT_PAGER": "cat",
+					"LANG":      "C.UTF-8",
+					"LC_ALL":    "C.UTF-8",
+					"LC_CTYPE":  "C.UTF-8",
+					"NO_COLOR":  "1",
+					"PAGER":     "cat",
+					"TERM":      "dumb",
+				},
+				Output: &spec.Output{
+					Capture:  "combined",
+					Decode:   "replace",
+					Newlines: "keep",
+					Budget: &spec.Budget{
+						Unit:          "tokens",
+						BytesPerToken: 4,
+						Default:       10000,
+						Max:           new(10000),
+						Marker:        "…{{.Elided}} tokens truncated…",
+						Notice:        "Warning: truncated output (original token count: {{.Total}})\nTotal output lines: {{.Lines}}\n\n",
+					},
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Text: new("Chunk ID: {{slice .Nonce 0 6}}\nWall time: {{printf \"%.4f\" .WallTime}} seconds\nProcess exited with code {{.ExitCode}}\nOriginal token count: {{.Units}}\nOutput:\n{{.Output}}"),
+						},
+						"running": {
+							Text: new("Chunk ID: {{slice .Nonce 0 6}}\nWall time: {{printf \"%.4f\" .WallTime}} seconds\nProcess running with session ID {{.SessionID}}\nOriginal token count: {{.Units}}\nOutput:\n{{.Output}}"),
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "FunctionCallError",
+								Message: "exec_command failed for `{{.Shell}} -c {{.Command}}`: CreateProcess { message: \"{{.Message}}\" }",
+							},
+						},
+					},
+				},
+			},
+			{
+				Name:        "write_stdin",
+				Description: "Writes characters to an existing unified exec session and returns recent output.",
+				Kind:        "session_write",
+				Params: []spec.Param{
+					{
+						Name:        "chars",
+						Type:        "string",
+						Description: "Bytes to write to stdin. Defaults to empty, which polls without writing.",
+						Role:        "stdin",
+					},
+					{
+						Name:        "max_output_tokens",
+						Type:        "number",
+						Description: "Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy.",
+						Role:        "budget",
+					},
+					{
+						Name:        "session_id",
+						Type:        "number",
+						Required:    true,
+						Description: "Identifier of the running unified exec session.",
+						Role:        "session_id",
+					},
+					{
+						Name:        "yield_time_ms",
+						Type:        "number",
+						Description: "Wait before yielding output. Non-empty writes default to 250 ms and cap at 30000 ms; empty polls wait 5000-300000 ms by default.",
+						Role:        "yield",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "FunctionCallError",
+					Message: "failed to parse function arguments: {{if eq .Problem \"is required\"}}missing field `{{.Param}}`{{else}}invalid type for `{{.Param}}`: {{.Problem}}{{end}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Session: &spec.SessionTool{
+					Yield: &spec.Yield{
+						Unit:    "ms",
+						Default: 250.0,
+						Min:     new(250.0),
+						Max:     new(30000.0),
+						Empty: &spec.YieldRange{
+							Min: new(5000.0),
+							Max: new(300000.0),
+						},
+					},
+					Stdin:  "closed",
+					Settle: 100000000,
+				},
+				Output: &spec.Output{
+					Capture:  "combined",
+					Decode:   "replace",
+					Newlines: "keep",
+					Budget: &spec.Budget{
+						Unit:          "tokens",
+						BytesPerToken: 4,
+						Default:       10000,
+						Max:           new(10000),
+						Marker:        "…{{.Elided}} tokens truncated…",
+						Notice:        "Warning: truncated output (original token count: {{.Total}})\nTotal output lines: {{.Lines}}\n\n",
+					},
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Text: new("Chunk ID: {{slice .Nonce 0 6}}\nWall time: {{printf \"%.4f\" .WallTime}} seconds\nProcess exited with code {{.ExitCode}}\nOriginal token count: {{.Units}}\nOutput:\n{{.Output}}"),
+						},
+						"running": {
+							Text: new("Chunk ID: {{slice .Nonce 0 6}}\nWall time: {{printf \"%.4f\" .WallTime}} seconds\nProcess running with session ID {{.SessionID}}\nOriginal token count: {{.Units}}\nOutput:\n{{.Output}}"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "shell_command",
+				Description: "Runs a shell command and returns its output.\n- Always set the `workdir` param when using the shell_command function. Do not use `cd` unless absolutely necessary.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "Shell script to run in the user's default shell.",
+						Role:        "command",
+					},
+					{
+						Name:        "justification",
+						Type:        "string",
+						Description: "User-facing approval question for `require_escalated`; omit otherwise.",
+						Role:        "none",
+					},
+					{
+						Name:        "login",
+						Type:        "boolean",
+						Description: "True runs with login shell semantics; false disables them. Defaults to true.",
+						Role:        "none",
+					},
+					{
+						Name:        "sandbox_permissions",
+						Type:        "string",
+						Description: "Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for unsandboxed execution.",
+						Role:        "none",
+					},
+					{
+						Name:        "timeout_ms",
+						Type:        "number",
+						Description: "Maximum command runtime. Defaults to 10000 ms.",
+						Role:        "timeout",
+					},
+					{
+						Name:        "workdir",
+						Type:        "string",
+						Description: "Working directory for the command. Defaults to the turn cwd.",
+						Role:        "workdir",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "FunctionCallError",
+					Message: "failed to parse function arguments: {{if eq .Problem \"is required\"}}missing field `{{.Param}}`{{else}}invalid type for `{{.Param}}`: {{.Problem}}{{end}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Checks: []spec.Check{
+					{
+						Timeout: true,
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:        "ms",
+					Default:     10000.0,
+					OnNull:      "default",
+					Min:         new(0.0),
+					OutOfRange:  "fail",
+					NonPositive: "expire",
+					Expiry:      "kill",
+					Fail: &spec.Failure{
+						Type:    "FunctionCallError",
+						Message: "failed to parse function arguments: invalid value: {{pynum .Timeout}}, expected u64",
+					},
+				},
+				Workdir: &spec.Workdir{
+					EmptyIsDefault: true,
+				},
+				Output: &spec.Output{
+					Capture:  "combined",
+					Decode:   "replace",
+					Newlines: "keep",
+					Budget: &spec.Budget{
+						Unit:          "tokens",
+						BytesPerToken: 4,
+						Default:       10000,
+						Marker:        "…{{.Elided}} tokens truncated…",
+					},
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Text: new("Exit code: {{.ExitCode}}\nWall time: {{round .WallTime 1}} seconds\n{{if ne .Lines .KeptLines}}Total output lines: {{.Lines}}\n{{end}}Output:\n{{.Output}}"),
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "FunctionCallError",
+								Message: "execution error: {{.Message}}",
+							},
+						},
+						"timeout": {
+							Text: new("Exit code: 124\nWall time: {{round .WallTime 1}} seconds\n{{if ne .Lines .KeptLines}}Total output lines: {{add .Lines 1}}\n{{end}}Output:\ncommand timed out after {{int .TimeoutValue}} milliseconds\n{{.Output}}"),
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Repo:     "openai/codex",
+			Path:     "codex-rs/core/src/tools/handlers/shell_spec.rs",
+			Commit:   "8a2c0cfba5a8a9f1f9c3b604ee7f5eb226ac8577",
+			Language: "other",
+			Notes: []string{
+				"No seed document: the contract is read from the code. The tool schemas (names, descriptions, parameters, the output schema) are shell_spec.rs at the pinned commit.",
+				"The index holds codex-rs/core/src/unified_exec/ at other commits only; the behaviour was read from the nearest stored versions: unified_exec/mod.rs (constants: MIN_YIELD_TIME_MS 250, MIN_EMPTY_YIELD_TIME_MS 5000, MAX_YIELD_TIME_MS 30000, DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS 300000, DEFAULT_MAX_OUTPUT_TOKENS 10000, UNIFIED_EXEC_OUTPUT_MAX_BYTES 1 MiB, MAX_UNIFIED_EXEC_PROCESSES 64), process_manager.rs at 001f15e9 (allocate_process_id, write_stdin, collect_output_until_deadline, prune_processes_if_needed, refresh_process_state), head_tail_buffer.rs at 1484d971, errors.rs at 71163530, handlers/unified_exec/exec_command.rs at 019ff651, tools/context.rs (ExecCommandToolOutput's response header), utils/string/src/truncate.rs at b24d7f3c and utils/output-truncation (formatted_truncate_text), utils/pty/src/pipe.rs at 71163530.",
+				"shell_command: tools/handlers/shell.rs (ShellCommandHandler) and tools/mod.rs (format_exec_output_for_model_freeform, build_content_with_timeout); exec.rs (EXEC_TIMEOUT_EXIT_CODE 124, DEFAULT_EXEC_COMMAND_TIMEOUT_MS 10000).",
+				"The session limit warns the model at 60 processes (WARNING_UNIFIED_EXEC_PROCESSES) through a separate model warning, not in the tool's output: not part of this contract.",
+				"The output_schema (chunk_id, wall_time_seconds, exit_code, session_id, original_token_count, output) is what code mode receives; the model's function output is the text the results render.",
+			},
+		},
+		Disagreements: []spec.Disagreement{
+			{
+				Topic:    "the login shell",
+				Upstream: "get_command derives the argv from the user's default shell (bash, zsh, ...): [shell, -lc, cmd] when login (the default), [shell, -c, cmd] otherwise; the model may name another shell (shell)",
+				Follow:   "upstream",
+				Note:     "the spec runs /bin/bash -c, which is login false with bash: see the deviation",
+			},
+			{
+				Topic:    "max_output_tokens",
+				Upstream: "ExecCommandToolOutput cuts to the smaller of max_output_tokens and the model's truncation policy (TruncationPolicy::Tokens(10000) for the codex models); the description says larger requests may be capped by policy",
+				Follow:   "upstream",
+				Note:     "budget.max 10000; a model whose policy is in bytes would cap otherwise",
+			},
+		},
+		Deviations: []spec.Deviation{
+			{
+				Topic:    "login and shell",
+				Upstream: "the user's default shell, as a login shell unless login is false, or the shell the model names",
+				Ours:     "/bin/bash -c whatever login and shell say (both are recorded, not applied)",
+				Why:      "the spec language cannot yet choose a command's argv per call; a login shell also sources the machine's profile files, which no contract can fix",
+			},
+			{
+				Topic:    "yield window collection",
+				Upstream: "collect_output_until_deadline appends every chunk of the window to an unbounded Vec before the budget cuts it",
+				Ours:     "the window keeps only what the budget's cut needs (its head and its tail), counting the rest (the token count and the line count are those of the whole output)",
+				Why:      "upstream's memory grows with the command's output during a window",
+			},
+			{
+				Topic:    "a write the command does not read",
+				Upstream: "write_stdin queues the bytes for a writer task (a channel of 128 writes) and answers; the bytes reach the terminal or pipe whenever the command reads",
+				Ours:     "the write waits for the command to take the bytes up to the window's length (at least 1 s), and what it has not taken then is dropped",
+				Why:      "upstream's queue holds what a command never reads for the session's life",
+			},
+			{
+				Topic:    "a signal on a terminal",
+				Upstream: "a session on a PTY reports what portable_pty's ExitStatus says of a signal (1)",
+				Ours:     "-1, as on pipes (the variant has one signal_exit)",
+				Why:      "the spec language cannot yet say two signal conventions in one variant",
+			},
+			{
+				Topic:    "spawn errors",
+				Upstream: "exec_command's error names the command as shlex_join(argv) and Debug-formats the orchestrator's error; shell_command's is the orchestrator's error text",
+				Ours:     "the argv is written as /bin/bash -c <command> unquoted, the error as the system error's text and number",
+				Why:      "the spec language cannot yet quote for a shell or reproduce Rust's Debug formatting",
+			},
+			{
+				Topic:    "parse errors",
+				Upstream: "serde_json's message, with its position (\"missing field `cmd` at line 1 column 2\")",
+				Ours:     "the same words without the position",
+				Why:      "the spec language does not see the arguments' JSON text",
+			},
+			{
+				Topic:    "shell_command output over 1 MiB, and the timeout notice",
+				Upstream: "the aggregated output keeps its first 1 MiB (EXEC_OUTPUT_MAX_BYTES) before the token cut, and the timeout notice is part of the text the cut applies to",
+				Ours:     "the cut keeps the output's true head and tail, and the notice is put before the cut text",
+				Why:      "the spec language cannot yet cap a capture before a budget or put a notice inside the budgeted text",
+			},
+			{
+				Topic:    "approvals and sandboxing",
+				Upstream: "sandbox_permissions, justification and prefix_rule (an array) drive the host's approval flow and sandbox; a require_escalated request under a policy other than on-request is refused",
+				Ours:     "sandbox_permissions and justification are recorded, not applied; prefix_rule is not offered (the spec language has no array parameters yet)",
+				Why:      "approvals and sandboxes are the host's; the spec language cannot yet type an array parameter",
+			},
+		},
+		File: "codex.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"running",
+					"exit",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "ExecCommand",
+					Const:  "ToolExecCommand",
+					Params: "ExecCommandParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Cmd",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Justification",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Login",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "MaxOutputTokens",
+						},
+						{
+							Param: &v.Tools[0].Params[4],
+							Name:  "SandboxPermissions",
+						},
+						{
+							Param: &v.Tools[0].Params[5],
+							Name:  "Shell",
+						},
+						{
+							Param: &v.Tools[0].Params[6],
+							Name:  "TTY",
+						},
+						{
+							Param: &v.Tools[0].Params[7],
+							Name:  "Workdir",
+						},
+						{
+							Param: &v.Tools[0].Params[8],
+							Name:  "YieldTimeMs",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"running",
+					"exit",
+				},
+				Go: &spec.GoTool{
+					Name:   "WriteStdin",
+					Const:  "ToolWriteStdin",
+					Params: "WriteStdinParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[1].Params[0],
+							Name:  "Chars",
+						},
+						{
+							Param: &v.Tools[1].Params[1],
+							Name:  "MaxOutputTokens",
+						},
+						{
+							Param: &v.Tools[1].Params[2],
+							Name:  "SessionID",
+						},
+						{
+							Param: &v.Tools[1].Params[3],
+							Name:  "YieldTimeMs",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "ShellCommand",
+					Const:  "ToolShellCommand",
+					Params: "ShellCommandParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[2].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[2].Params[1],
+							Name:  "Justification",
+						},
+						{
+							Param: &v.Tools[2].Params[2],
+							Name:  "Login",
+						},
+						{
+							Param: &v.Tools[2].Params[3],
+							Name:  "SandboxPermissions",
+						},
+						{
+							Param: &v.Tools[2].Params[4],
+							Name:  "TimeoutMs",
+						},
+						{
+							Param: &v.Tools[2].Params[5],
+							Name:  "Workdir",
+						},
+					},
+					Shape: "text",
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of codex.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 2, Col: 1},
+	{Pointer: "/deviations", Line: 298, Col: 1},
+	{Pointer: "/deviations#value", Line: 299, Col: 3},
+	{Pointer: "/deviations/0", Line: 299, Col: 5},
+	{Pointer: "/deviations/0/ours", Line: 301, Col: 5},
+	{Pointer: "/deviations/0/ours#value", Line: 301, Col: 11},
+	{Pointer: "/deviations/0/topic", Line: 299, Col: 5},
+	{Pointer: "/deviations/0/topic#value", Line: 299, Col: 12},
+	{Pointer: "/deviations/0/upstream", Line: 300, Col: 5},
+	{Pointer: "/deviations/0/upstream#value", Line: 300, Col: 15},
+	{Pointer: "/deviations/0/why", Line: 302, Col: 5},
+	{Pointer: "/deviations/0/why#value", Line: 302, Col: 10},
+	{Pointer: "/deviations/1", Line: 303, Col: 5},
+	{Pointer: "/deviations/1/ours", Line: 305, Col: 5},
+	{Pointer: "/deviations/1/ours#value", Line: 305, Col: 11},
+	{Pointer: "/deviations/1/topic", Line: 303, Col: 5},
+	{Pointer: "/deviations/1/topic#value", Line: 303, Col: 12},
+	{Pointer: "/deviations/1/upstream", Line: 304, Col: 5},
+	{Pointer: "/deviations/1/upstream#value", Line: 304, Col: 15},
+	{Pointer: "/deviations/1/why", Line: 306, Col: 5},
+	{Pointer: "/deviations/1/why#value", Line: 306, Col: 10},
+	{Pointer: "/deviations/2", Line: 307, Col: 5},
+	{Pointer: "/deviations/2/ours", Line: 309, Col: 5},
+	{Pointer: "/deviations/2/ours#value", Line: 309, Col: 11},
+	{Pointer: "/deviations/2/topic", Line: 307, Col: 5},
+	{Pointer: "/deviations/2/topic#value", Line: 307, Col: 12},
+	{Pointer: "/deviations/2/upstream", Line: 308, Col: 5},
+	{Pointer: "/deviations/2/upstream#value", Line: 308, Col: 15},
+	{Pointer: "/deviations/2/why", Line: 310, Col: 5},
+	{Pointer: "/deviations/2/why#value", Line: 310, Col: 10},
+	{Pointer: "/deviations/3", Line: 311, Col: 5},
+	{Pointer: "/deviations/3/ours", Line: 313, Col: 5},
+	{Pointer: "/deviations/3/ours#value", Line: 313, Col: 11},
+	{Pointer: "/deviations/3/topic", Line: 311, Col: 5},
+	{Pointer: "/deviations/3/topic#value", Line: 311, Col: 12},
+	{Pointer: "/deviations/3/upstream", Line: 312, Col: 5},
+	{Pointer: "/deviations/3/upstream#value", Line: 312, Col: 15},
+	{Pointer: "/deviations/3/why", Line: 314, Col: 5},
+	{Pointer: "/deviations/3/why#value", Line: 314, Col: 10},
+	{Pointer: "/deviations/4", Line: 315, Col: 5},
+	{Pointer: "/deviations/4/ours", Line: 317, Col: 5},
+	{Pointer: "/deviations/4/ours#value", Line: 317, Col: 11},
+	{Pointer: "/deviations/4/topic", Line: 315, Col: 5},
+	{Pointer: "/deviations/4/topic#value", Line: 315, Col: 12},
+	{Pointer: "/deviations/4/upstream", Line: 316, Col: 5},
+	{Pointer: "/deviations/4/upstream#value", Line: 316, Col: 15},
+	{Pointer: "/deviations/4/why", Line: 318, Col: 5},
+	{Pointer: "/deviations/4/why#value", Line: 318, Col: 10},
+	{Pointer: "/deviations/5", Line: 319, Col: 5},
+	{Pointer: "/deviations/5/ours", Line: 321, Col: 5},
+	{Pointer: "/deviations/5/ours#value", Line: 321, Col: 11},
+	{Pointer: "/deviations/5/topic", Line: 319, Col: 5},
+	{Pointer: "/deviations/5/topic#value", Line: 319, Col: 12},
+	{Pointer: "/deviations/5/upstream", Line: 320, Col: 5},
+	{Pointer: "/deviations/5/upstream#value", Line: 320, Col: 15},
+	{Pointer: "/deviations/5/why", Line: 322, Col: 5},
+	{Pointer: "/deviations/5/why#value", Line: 322, Col: 10},
+	{Pointer: "/deviations/6", Line: 323, Col: 5},
+	{Pointer: "/deviations/6/ours", Line: 325, Col: 5},
+	{Pointer: "/deviations/6/ours#value", Line: 325, Col: 11},
+	{Pointer: "/deviations/6/topic", Line: 323, Col: 5},
+	{Pointer: "/deviations/6/topic#value", Line: 323, Col: 12},
+	{Pointer: "/deviations/6/upstream", Line: 324, Col: 5},
+	{Pointer: "/deviations/6/upstream#value", Line: 324, Col: 15},
+	{Pointer: "/deviations/6/why", Line: 326, Col: 5},
+	{Pointer: "/deviations/6/why#value", Line: 326, Col: 10},
+	{Pointer: "/deviations/7", Line: 327, Col: 5},
+	{Pointer: "/deviations/7/ours", Line: 329, Col: 5},
+	{Pointer: "/deviations/7/ours#value", Line: 329, Col: 11},
+	{Pointer: "/deviations/7/topic", Line: 327, Col: 5},
+	{Pointer: "/deviations/7/topic#value", Line: 327, Col: 12},
+	{Pointer: "/deviations/7/upstream", Line: 328, Col: 5},
+	{Pointer: "/deviations/7/upstream#value", Line: 328, Col: 15},
+	{Pointer: "/deviations/7/why", Line: 330, Col: 5},
+	{Pointer: "/deviations/7/why#value", Line: 330, Col: 10},
+	{Pointer: "/disagreements", Line: 289, Col: 1},
+	{Pointer: "/disagreements#value", Line: 290, Col: 3},
+	{Pointer: "/disagreements/0", Line: 290, Col: 5},
+	{Pointer: "/disagreements/0/follow", Line: 292, Col: 5},
+	{Pointer: "/disagreements/0/follow#value", Line: 292, Col: 13},
+	{Pointer: "/disagreements/0/note", Line: 293, Col: 5},
+	{Pointer: "/disagreements/0/note#value", Line: 293, Col: 11},
+	{Pointer: "/disagreements/0/topic", Line: 290, Col: 5},
+	{Pointer: "/disagreements/0/topic#value", Line: 290, Col: 12},
+	{Pointer: "/disagreements/0/upstream", Line: 291, Col: 5},
+	{Pointer: "/disagreements/0/upstream#value", Line: 291, Col: 15},
+	{Pointer: "/disagreements/1", Line: 294, Col: 5},
+	{Pointer: "/disagreements/1/follow", Line: 296, Col: 5},
+	{Pointer: "/disagreements/1/follow#value", Line: 296, Col: 13},
+	{Pointer: "/disagreements/1/note", Line: 297, Col: 5},
+	{Pointer: "/disagreements/1/note#value", Line: 297, Col: 11},
+	{Pointer: "/disagreements/1/topic", Line: 294, Col: 5},
+	{Pointer: "/disagreements/1/topic#value", Line: 294, Col: 12},
+	{Pointer: "/disagreements/1/upstream", Line: 295, Col: 5},
+	{Pointer: "/disagreements/1/upstream#value", Line: 295, Col: 15},
+	{Pointer: "/hosts", Line: 12, Col: 1},
+	{Pointer: "/hosts#value", Line: 13, Col: 3},
+	{Pointer: "/hosts/0", Line: 13, Col: 5},
+	{Pointer: "/id", Line: 2, Col: 1},
+	{Pointer: "/id#value", Line: 2, Col: 5},
+	{Pointer: "/sessions", Line: 23, Col: 1},
+	{Pointer: "/sessions#value", Line: 25, Col: 3},
+	{Pointer: "/sessions/buffer", Line: 34, Col: 3},
+	{Pointer: "/sessions/buffer#value", Line: 34, Col: 11},
+	{Pointer: "/sessions/first_id", Line: 26, Col: 3},
+	{Pointer: "/sessions/first_id#value", Line: 26, Col: 13},
+	{Pointer: "/sessions/ids", Line: 25, Col: 3},
+	{Pointer: "/sessions/ids#value", Line: 25, Col: 8},
+	{Pointer: "/sessions/last_id", Line: 27, Col: 3},
+	{Pointer: "/sessions/last_id#value", Line: 27, Col: 12},
+	{Pointer: "/sessions/max_live", Line: 29, Col: 3},
+	{Pointer: "/sessions/max_live#value", Line: 29, Col: 13},
+	{Pointer: "/sessions/on_full", Line: 30, Col: 3},
+	{Pointer: "/sessions/on_full#value", Line: 30, Col: 12},
+	{Pointer: "/sessions/protect_recent", Line: 31, Col: 3},
+	{Pointer: "/sessions/protect_recent#value", Line: 31, Col: 19},
+	{Pointer: "/sessions/prune_exited_first", Line: 32, Col: 3},
+	{Pointer: "/sessions/prune_exited_first#value", Line: 32, Col: 23},
+	{Pointer: "/sessions/stdin_closed", Line: 38, Col: 3},
+	{Pointer: "/sessions/stdin_closed#value", Line: 39, Col: 5},
+	{Pointer: "/sessions/stdin_closed/message", Line: 40, Col: 5},
+	{Pointer: "/sessions/stdin_closed/message#value", Line: 40, Col: 14},
+	{Pointer: "/sessions/stdin_closed/type", Line: 39, Col: 5},
+	{Pointer: "/sessions/stdin_closed/type#value", Line: 39, Col: 11},
+	{Pointer: "/sessions/unknown_id", Line: 35, Col: 3},
+	{Pointer: "/sessions/unknown_id#value", Line: 36, Col: 5},
+	{Pointer: "/sessions/unknown_id/message", Line: 37, Col: 5},
+	{Pointer: "/sessions/unknown_id/message#value", Line: 37, Col: 14},
+	{Pointer: "/sessions/unknown_id/type", Line: 36, Col: 5},
+	{Pointer: "/sessions/unknown_id/type#value", Line: 36, Col: 11},
+	{Pointer: "/shell", Line: 14, Col: 1},
+	{Pointer: "/shell#value", Line: 15, Col: 3},
+	{Pointer: "/shell/argv", Line: 15, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 15, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 15, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 15, Col: 21},
+	{Pointer: "/shell/session", Line: 21, Col: 3},
+	{Pointer: "/shell/session#value", Line: 21, Col: 12},
+	{Pointer: "/shell/signal_exit", Line: 18, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 18, Col: 16},
+	{Pointer: "/shell/spawn_error", Line: 22, Col: 3},
+	{Pointer: "/shell/spawn_error#value", Line: 22, Col: 16},
+	{Pointer: "/shell/upstream_stdin", Line: 16, Col: 3},
+	{Pointer: "/shell/upstream_stdin#value", Line: 16, Col: 19},
+	{Pointer: "/source", Line: 278, Col: 1},
+	{Pointer: "/source#value", Line: 279, Col: 3},
+	{Pointer: "/source/commit", Line: 281, Col: 3},
+	{Pointer: "/source/commit#value", Line: 281, Col: 11},
+	{Pointer: "/source/language", Line: 282, Col: 3},
+	{Pointer: "/source/language#value", Line: 282, Col: 13},
+	{Pointer: "/source/notes", Line: 283, Col: 3},
+	{Pointer: "/source/notes#value", Line: 284, Col: 5},
+	{Pointer: "/source/notes/0", Line: 284, Col: 7},
+	{Pointer: "/source/notes/1", Line: 285, Col: 7},
+	{Pointer: "/source/notes/2", Line: 286, Col: 7},
+	{Pointer: "/source/notes/3", Line: 287, Col: 7},
+	{Pointer: "/source/notes/4", Line: 288, Col: 7},
+	{Pointer: "/source/path", Line: 280, Col: 3},
+	{Pointer: "/source/path#value", Line: 280, Col: 9},
+	{Pointer: "/source/repo", Line: 279, Col: 3},
+	{Pointer: "/source/repo#value", Line: 279, Col: 9},
+	{Pointer: "/summary", Line: 4, Col: 1},
+	{Pointer: "/summary#value", Line: 4, Col: 10},
+	{Pointer: "/title", Line: 3, Col: 1},
+	{Pointer: "/title#value", Line: 3, Col: 8},
+	{Pointer: "/tools", Line: 41, Col: 1},
+	{Pointer: "/tools#value", Line: 42, Col: 3},
+	{Pointer: "/tools/0", Line: 42, Col: 5},
+	{Pointer: "/tools/0/description", Line: 43, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 43, Col: 18},
+	{Pointer: "/tools/0/env", Line: 93, Col: 5},
+	{Pointer: "/tools/0/env#value", Line: 94, Col: 7},
+	{Pointer: "/tools/0/env/CODEX_CI", Line: 103, Col: 7},
+	{Pointer: "/tools/0/env/CODEX_CI#value", Line: 103, Col: 17},
+	{Pointer: "/tools/0/env/COLORTERM", Line: 99, Col: 7},
+	{Pointer: "/tools/0/env/COLORTERM#value", Line: 99, Col: 18},
+	{Pointer: "/tools/0/env/GH_PAGER", Line: 102, Col: 7},
+	{Pointer: "/tools/0/env/GH_PAGER#value", Line: 102, Col: 17},
+	{Pointer: "/tools/0/env/GIT_PAGER", Line: 101, Col: 7},
+	{Pointer: "/tools/0/env/GIT_PAGER#value", Line: 101, Col: 18},
+	{Pointer: "/tools/0/env/LANG", Line: 96, Col: 7},
+	{Pointer: "/tools/0/env/LANG#value", Line: 96, Col: 13},
+	{Pointer: "/tools/0/env/LC_ALL", Line: 98, Col: 7},
+	{Pointer: "/tools/0/env/LC_ALL#value", Line: 98, Col: 15},
+	{Pointer: "/tools/0/env/LC_CTYPE", Line: 97, Col: 7},
+	{Pointer: "/tools/0/env/LC_CTYPE#value", Line: 97, Col: 17},
+	{Pointer: "/tools/0/env/NO_COLOR", Line: 94, Col: 7},
+	{Pointer: "/tools/0/env/NO_COLOR#value", Line: 94, Col: 17},
+	{Pointer: "/tools/0/env/PAGER", Line: 100, Col: 7},
+	{Pointer: "/tools/0/env/PAGER#value", Line: 100, Col: 14},
+	{Pointer: "/tools/0/env/TERM", Line: 95, Col: 7},
+	{Pointer: "/tools/0/env/TERM#value", Line: 95, Col: 13},
+	{Pointer: "/tools/0/invalid_param", Line: 82, Col: 5},
+	{Pointer: "/tools/0/invalid_param#value", Line: 82, Col: 20},
+	{Pointer: "/tools/0/invalid_param/message", Line: 84, Col: 7},
+	{Pointer: "/tools/0/invalid_param/message#value", Line: 84, Col: 16},
+	{Pointer: "/tools/0/invalid_param/type", Line: 83, Col: 7},
+	{Pointer: "/tools/0/invalid_param/type#value", Line: 83, Col: 13},
+	{Pointer: "/tools/0/kind", Line: 44, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 44, Col: 11},
+	{Pointer: "/tools/0/name", Line: 42, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 42, Col: 11},
+	{Pointer: "/tools/0/output", Line: 107, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 107, Col: 13},
+	{Pointer: "/tools/0/output/budget", Line: 111, Col: 7},
+	{Pointer: "/tools/0/output/budget#value", Line: 112, Col: 9},
+	{Pointer: "/tools/0/output/budget/bytes_per_token", Line: 113, Col: 9},
+	{Pointer: "/tools/0/output/budget/bytes_per_token#value", Line: 113, Col: 26},
+	{Pointer: "/tools/0/output/budget/default", Line: 114, Col: 9},
+	{Pointer: "/tools/0/output/budget/default#value", Line: 114, Col: 18},
+	{Pointer: "/tools/0/output/budget/marker", Line: 116, Col: 9},
+	{Pointer: "/tools/0/output/budget/marker#value", Line: 116, Col: 17},
+	{Pointer: "/tools/0/output/budget/max", Line: 115, Col: 9},
+	{Pointer: "/tools/0/output/budget/max#value", Line: 115, Col: 14},
+	{Pointer: "/tools/0/output/budget/notice", Line: 117, Col: 9},
+	{Pointer: "/tools/0/output/budget/notice#value", Line: 117, Col: 17},
+	{Pointer: "/tools/0/output/budget/unit", Line: 112, Col: 9},
+	{Pointer: "/tools/0/output/budget/unit#value", Line: 112, Col: 15},
+	{Pointer: "/tools/0/output/capture", Line: 108, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 108, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 109, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 109, Col: 15},
+	{Pointer: "/tools/0/params", Line: 47, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 48, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 48, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 51, Col: 9},
+	{Pointer: "/tools/0/params/0/description#value", Line: 51, Col: 22},
+	{Pointer: "/tools/0/params/0/name", Line: 48, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 48, Col: 15},
+	{Pointer: "/tools/0/params/0/required", Line: 50, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 50, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 52, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 52, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 49, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 49, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 53, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 55, Col: 9},
+	{Pointer: "/tools/0/params/1/description#value", Line: 55, Col: 22},
+	{Pointer: "/tools/0/params/1/name", Line: 53, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 53, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 54, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 54, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 56, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 58, Col: 9},
+	{Pointer: "/tools/0/params/2/description#value", Line: 58, Col: 22},
+	{Pointer: "/tools/0/params/2/name", Line: 56, Col: 9},
+	{Pointer: "/tools/0/params/2/name#value", Line: 56, Col: 15},
+	{Pointer: "/tools/0/params/2/type", Line: 57, Col: 9},
+	{Pointer: "/tools/0/params/2/type#value", Line: 57, Col: 15},
+	{Pointer: "/tools/0/params/3", Line: 59, Col: 9},
+	{Pointer: "/tools/0/params/3/description", Line: 61, Col: 9},
+	{Pointer: "/tools/0/params/3/description#value", Line: 61, Col: 22},
+	{Pointer: "/tools/0/params/3/name", Line: 59, Col: 9},
+	{Pointer: "/tools/0/params/3/name#value", Line: 59, Col: 15},
+	{Pointer: "/tools/0/params/3/role", Line: 62, Col: 9},
+	{Pointer: "/tools/0/params/3/role#value", Line: 62, Col: 15},
+	{Pointer: "/tools/0/params/3/type", Line: 60, Col: 9},
+	{Pointer: "/tools/0/params/3/type#value", Line: 60, Col: 15},
+	{Pointer: "/tools/0/params/4", Line: 63, Col: 9},
+	{Pointer: "/tools/0/params/4/description", Line: 65, Col: 9},
+	{Pointer: "/tools/0/params/4/description#value", Line: 65, Col: 22},
+	{Pointer: "/tools/0/params/4/name", Line: 63, Col: 9},
+	{Pointer: "/tools/0/params/4/name#value", Line: 63, Col: 15},
+	{Pointer: "/tools/0/params/4/type", Line: 64, Col: 9},
+	{Pointer: "/tools/0/params/4/type#value", Line: 64, Col: 15},
+	{Pointer: "/tools/0/params/5", Line: 66, Col: 9},
+	{Pointer: "/tools/0/params/5/description", Line: 68, Col: 9},
+	{Pointer: "/tools/0/params/5/description#value", Line: 68, Col: 22},
+	{Pointer: "/tools/0/params/5/name", Line: 66, Col: 9},
+	{Pointer: "/tools/0/params/5/name#value", Line: 66, Col: 15},
+	{Pointer: "/tools/0/params/5/type", Line: 67, Col: 9},
+	{Pointer: "/tools/0/params/5/type#value", Line: 67, Col: 15},
+	{Pointer: "/tools/0/params/6", Line: 69, Col: 9},
+	{Pointer: "/tools/0/params/6/description", Line: 71, Col: 9},
+	{Pointer: "/tools/0/params/6/description#value", Line: 71, Col: 22},
+	{Pointer: "/tools/0/params/6/name", Line: 69, Col: 9},
+	{Pointer: "/tools/0/params/6/name#value", Line: 69, Col: 15},
+	{Pointer: "/tools/0/params/6/role", Line: 72, Col: 9},
+	{Pointer: "/tools/0/params/6/role#value", Line: 72, Col: 15},
+	{Pointer: "/tools/0/params/6/type", Line: 70, Col: 9},
+	{Pointer: "/tools/0/params/6/type#value", Line: 70, Col: 15},
+	{Pointer: "/tools/0/params/7", Line: 73, Col: 9},
+	{Pointer: "/tools/0/params/7/description", Line: 75, Col: 9},
+	{Pointer: "/tools/0/params/7/description#value", Line: 75, Col: 22},
+	{Pointer: "/tools/0/params/7/name", Line: 73, Col: 9},
+	{Pointer: "/tools/0/params/7/name#value", Line: 73, Col: 15},
+	{Pointer: "/tools/0/params/7/role", Line: 76, Col: 9},
+	{Pointer: "/tools/0/params/7/role#value", Line: 76, Col: 15},
+	{Pointer: "/tools/0/params/7/type", Line: 74, Col: 9},
+	{Pointer: "/tools/0/params/7/type#value", Line: 74, Col: 15},
+	{Pointer: "/tools/0/params/8", Line: 77, Col: 9},
+	{Pointer: "/tools/0/params/8/description", Line: 79, Col: 9},
+	{Pointer: "/tools/0/params/8/description#value", Line: 79, Col: 22},
+	{Pointer: "/tools/0/params/8/name", Line: 77, Col: 9},
+	{Pointer: "/tools/0/params/8/name#value", Line: 77, Col: 15},
+	{Pointer: "/tools/0/params/8/role", Line: 80, Col: 9},
+	{Pointer: "/tools/0/params/8/role#value", Line: 80, Col: 15},
+	{Pointer: "/tools/0/params/8/type", Line: 78, Col: 9},
+	{Pointer: "/tools/0/params/8/type#value", Line: 78, Col: 15},
+	{Pointer: "/tools/0/results", Line: 118, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 119, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 120, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 121, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit", Line: 129, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 130, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text", Line: 130, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text#value", Line: 130, Col: 17},
+	{Pointer: "/tools/0/results/cases/running", Line: 121, Col: 9},
+	{Pointer: "/tools/0/results/cases/running#value", Line: 122, Col: 11},
+	{Pointer: "/tools/0/results/cases/running/text", Line: 122, Col: 11},
+	{Pointer: "/tools/0/results/cases/running/text#value", Line: 122, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 138, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 139, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise", Line: 139, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise#value", Line: 140, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message", Line: 141, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message#value", Line: 141, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type", Line: 140, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type#value", Line: 140, Col: 19},
+	{Pointer: "/tools/0/results/format", Line: 119, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 119, Col: 15},
+	{Pointer: "/tools/0/session", Line: 87, Col: 5},
+	{Pointer: "/tools/0/session#value", Line: 89, Col: 7},
+	{Pointer: "/tools/0/session/pty", Line: 90, Col: 7},
+	{Pointer: "/tools/0/session/pty#value", Line: 90, Col: 12},
+	{Pointer: "/tools/0/session/stdin", Line: 91, Col: 7},
+	{Pointer: "/tools/0/session/stdin#value", Line: 91, Col: 14},
+	{Pointer: "/tools/0/session/yield", Line: 89, Col: 7},
+	{Pointer: "/tools/0/session/yield#value", Line: 89, Col: 14},
+	{Pointer: "/tools/0/session/yield/default", Line: 89, Col: 25},
+	{Pointer: "/tools/0/session/yield/default#value", Line: 89, Col: 34},
+	{Pointer: "/tools/0/session/yield/max", Line: 89, Col: 51},
+	{Pointer: "/tools/0/session/yield/max#value", Line: 89, Col: 56},
+	{Pointer: "/tools/0/session/yield/min", Line: 89, Col: 41},
+	{Pointer: "/tools/0/session/yield/min#value", Line: 89, Col: 46},
+	{Pointer: "/tools/0/session/yield/unit", Line: 89, Col: 15},
+	{Pointer: "/tools/0/session/yield/unit#value", Line: 89, Col: 21},
+	{Pointer: "/tools/0/workdir", Line: 104, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 106, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default", Line: 106, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default#value", Line: 106, Col: 25},
+	{Pointer: "/tools/1", Line: 143, Col: 5},
+	{Pointer: "/tools/1/description", Line: 144, Col: 5},
+	{Pointer: "/tools/1/description#value", Line: 144, Col: 18},
+	{Pointer: "/tools/1/invalid_param", Line: 164, Col: 5},
+	{Pointer: "/tools/1/invalid_param#value", Line: 164, Col: 20},
+	{Pointer: "/tools/1/invalid_param/message", Line: 84, Col: 7},
+	{Pointer: "/tools/1/invalid_param/message#value", Line: 84, Col: 16},
+	{Pointer: "/tools/1/invalid_param/type", Line: 83, Col: 7},
+	{Pointer: "/tools/1/invalid_param/type#value", Line: 83, Col: 13},
+	{Pointer: "/tools/1/kind", Line: 145, Col: 5},
+	{Pointer: "/tools/1/kind#value", Line: 145, Col: 11},
+	{Pointer: "/tools/1/name", Line: 143, Col: 5},
+	{Pointer: "/tools/1/name#value", Line: 143, Col: 11},
+	{Pointer: "/tools/1/output", Line: 176, Col: 5},
+	{Pointer: "/tools/1/output#value", Line: 176, Col: 13},
+	{Pointer: "/tools/1/output/budget", Line: 111, Col: 7},
+	{Pointer: "/tools/1/output/budget#value", Line: 112, Col: 9},
+	{Pointer: "/tools/1/output/budget/bytes_per_token", Line: 113, Col: 9},
+	{Pointer: "/tools/1/output/budget/bytes_per_token#value", Line: 113, Col: 26},
+	{Pointer: "/tools/1/output/budget/default", Line: 114, Col: 9},
+	{Pointer: "/tools/1/output/budget/default#value", Line: 114, Col: 18},
+	{Pointer: "/tools/1/output/budget/marker", Line: 116, Col: 9},
+	{Pointer: "/tools/1/output/budget/marker#value", Line: 116, Col: 17},
+	{Pointer: "/tools/1/output/budget/max", Line: 115, Col: 9},
+	{Pointer: "/tools/1/output/budget/max#value", Line: 115, Col: 14},
+	{Pointer: "/tools/1/output/budget/notice", Line: 117, Col: 9},
+	{Pointer: "/tools/1/output/budget/notice#value", Line: 117, Col: 17},
+	{Pointer: "/tools/1/output/budget/unit", Line: 112, Col: 9},
+	{Pointer: "/tools/1/output/budget/unit#value", Line: 112, Col: 15},
+	{Pointer: "/tools/1/output/capture", Line: 108, Col: 7},
+	{Pointer: "/tools/1/output/capture#value", Line: 108, Col: 16},
+	{Pointer: "/tools/1/output/decode", Line: 109, Col: 7},
+	{Pointer: "/tools/1/output/decode#value", Line: 109, Col: 15},
+	{Pointer: "/tools/1/params", Line: 146, Col: 5},
+	{Pointer: "/tools/1/params#value", Line: 147, Col: 7},
+	{Pointer: "/tools/1/params/0", Line: 147, Col: 9},
+	{Pointer: "/tools/1/params/0/description", Line: 149, Col: 9},
+	{Pointer: "/tools/1/params/0/description#value", Line: 149, Col: 22},
+	{Pointer: "/tools/1/params/0/name", Line: 147, Col: 9},
+	{Pointer: "/tools/1/params/0/name#value", Line: 147, Col: 15},
+	{Pointer: "/tools/1/params/0/role", Line: 150, Col: 9},
+	{Pointer: "/tools/1/params/0/role#value", Line: 150, Col: 15},
+	{Pointer: "/tools/1/params/0/type", Line: 148, Col: 9},
+	{Pointer: "/tools/1/params/0/type#value", Line: 148, Col: 15},
+	{Pointer: "/tools/1/params/1", Line: 151, Col: 9},
+	{Pointer: "/tools/1/params/1/description", Line: 153, Col: 9},
+	{Pointer: "/tools/1/params/1/description#value", Line: 153, Col: 22},
+	{Pointer: "/tools/1/params/1/name", Line: 151, Col: 9},
+	{Pointer: "/tools/1/params/1/name#value", Line: 151, Col: 15},
+	{Pointer: "/tools/1/params/1/role", Line: 154, Col: 9},
+	{Pointer: "/tools/1/params/1/role#value", Line: 154, Col: 15},
+	{Pointer: "/tools/1/params/1/type", Line: 152, Col: 9},
+	{Pointer: "/tools/1/params/1/type#value", Line: 152, Col: 15},
+	{Pointer: "/tools/1/params/2", Line: 155, Col: 9},
+	{Pointer: "/tools/1/params/2/description", Line: 158, Col: 9},
+	{Pointer: "/tools/1/params/2/description#value", Line: 158, Col: 22},
+	{Pointer: "/tools/1/params/2/name", Line: 155, Col: 9},
+	{Pointer: "/tools/1/params/2/name#value", Line: 155, Col: 15},
+	{Pointer: "/tools/1/params/2/required", Line: 157, Col: 9},
+	{Pointer: "/tools/1/params/2/required#value", Line: 157, Col: 19},
+	{Pointer: "/tools/1/params/2/role", Line: 159, Col: 9},
+	{Pointer: "/tools/1/params/2/role#value", Line: 159, Col: 15},
+	{Pointer: "/tools/1/params/2/type", Line: 156, Col: 9},
+	{Pointer: "/tools/1/params/2/type#value", Line: 156, Col: 15},
+	{Pointer: "/tools/1/params/3", Line: 160, Col: 9},
+	{Pointer: "/tools/1/params/3/description", Line: 162, Col: 9},
+	{Pointer: "/tools/1/params/3/description#value", Line: 162, Col: 22},
+	{Pointer: "/tools/1/params/3/name", Line: 160, Col: 9},
+	{Pointer: "/tools/1/params/3/name#value", Line: 160, Col: 15},
+	{Pointer: "/tools/1/params/3/role", Line: 163, Col: 9},
+	{Pointer: "/tools/1/params/3/role#value", Line: 163, Col: 15},
+	{Pointer: "/tools/1/params/3/type", Line: 161, Col: 9},
+	{Pointer: "/tools/1/params/3/type#value", Line: 161, Col: 15},
+	{Pointer: "/tools/1/results", Line: 177, Col: 5},
+	{Pointer: "/tools/1/results#value", Line: 178, Col: 7},
+	{Pointer: "/tools/1/results/cases", Line: 179, Col: 7},
+	{Pointer: "/tools/1/results/cases#value", Line: 180, Col: 9},
+	{Pointer: "/tools/1/results/cases/exit", Line: 188, Col: 9},
+	{Pointer: "/tools/1/results/cases/exit#value", Line: 189, Col: 11},
+	{Pointer: "/tools/1/results/cases/exit/text", Line: 189, Col: 11},
+	{Pointer: "/tools/1/results/cases/exit/text#value", Line: 189, Col: 17},
+	{Pointer: "/tools/1/results/cases/running", Line: 180, Col: 9},
+	{Pointer: "/tools/1/results/cases/running#value", Line: 181, Col: 11},
+	{Pointer: "/tools/1/results/cases/running/text", Line: 181, Col: 11},
+	{Pointer: "/tools/1/results/cases/running/text#value", Line: 181, Col: 17},
+	{Pointer: "/tools/1/results/format", Line: 178, Col: 7},
+	{Pointer: "/tools/1/results/format#value", Line: 178, Col: 15},
+	{Pointer: "/tools/1/session", Line: 165, Col: 5},
+	{Pointer: "/tools/1/session#value", Line: 168, Col: 7},
+	{Pointer: "/tools/1/session/settle", Line: 175, Col: 7},
+	{Pointer: "/tools/1/session/settle#value", Line: 175, Col: 15},
+	{Pointer: "/tools/1/session/yield", Line: 168, Col: 7},
+	{Pointer: "/tools/1/session/yield#value", Line: 169, Col: 9},
+	{Pointer: "/tools/1/session/yield/default", Line: 170, Col: 9},
+	{Pointer: "/tools/1/session/yield/default#value", Line: 170, Col: 18},
+	{Pointer: "/tools/1/session/yield/empty", Line: 173, Col: 9},
+	{Pointer: "/tools/1/session/yield/empty#value", Line: 173, Col: 16},
+	{Pointer: "/tools/1/session/yield/empty/max", Line: 173, Col: 28},
+	{Pointer: "/tools/1/session/yield/empty/max#value", Line: 173, Col: 33},
+	{Pointer: "/tools/1/session/yield/empty/min", Line: 173, Col: 17},
+	{Pointer: "/tools/1/session/yield/empty/min#value", Line: 173, Col: 22},
+	{Pointer: "/tools/1/session/yield/max", Line: 172, Col: 9},
+	{Pointer: "/tools/1/session/yield/max#value", Line: 172, Col: 14},
+	{Pointer: "/tools/1/session/yield/min", Line: 171, Col: 9},
+	{Pointer: "/tools/1/session/yield/min#value", Line: 171, Col: 14},
+	{Pointer: "/tools/1/session/yield/unit", Line: 169, Col: 9},
+	{Pointer: "/tools/1/session/yield/unit#value", Line: 169, Col: 15},
+	{Pointer: "/tools/2", Line: 197, Col: 5},
+	{Pointer: "/tools/2/checks", Line: 226, Col: 5},
+	{Pointer: "/tools/2/checks#value", Line: 227, Col: 7},
+	{Pointer: "/tools/2/checks/0", Line: 227, Col: 9},
+	{Pointer: "/tools/2/checks/0/timeout", Line: 227, Col: 9},
+	{Pointer: "/tools/2/checks/0/timeout#value", Line: 227, Col: 18},
+	{Pointer: "/tools/2/description", Line: 198, Col: 5},
+	{Pointer: "/tools/2/description#value", Line: 198, Col: 18},
+	{Pointer: "/tools/2/invalid_param", Line: 225, Col: 5},
+	{Pointer: "/tools/2/invalid_param#value", Line: 225, Col: 20},
+	{Pointer: "/tools/2/invalid_param/message", Line: 84, Col: 7},
+	{Pointer: "/tools/2/invalid_param/message#value", Line: 84, Col: 16},
+	{Pointer: "/tools/2/invalid_param/type", Line: 83, Col: 7},
+	{Pointer: "/tools/2/invalid_param/type#value", Line: 83, Col: 13},
+	{Pointer: "/tools/2/kind", Line: 201, Col: 5},
+	{Pointer: "/tools/2/kind#value", Line: 201, Col: 11},
+	{Pointer: "/tools/2/name", Line: 197, Col: 5},
+	{Pointer: "/tools/2/name#value", Line: 197, Col: 11},
+	{Pointer: "/tools/2/output", Line: 242, Col: 5},
+	{Pointer: "/tools/2/output#value", Line: 243, Col: 7},
+	{Pointer: "/tools/2/output/budget", Line: 247, Col: 7},
+	{Pointer: "/tools/2/output/budget#value", Line: 248, Col: 9},
+	{Pointer: "/tools/2/output/budget/bytes_per_token", Line: 249, Col: 9},
+	{Pointer: "/tools/2/output/budget/bytes_per_token#value", Line: 249, Col: 26},
+	{Pointer: "/tools/2/output/budget/default", Line: 250, Col: 9},
+	{Pointer: "/tools/2/output/budget/default#value", Line: 250, Col: 18},
+	{Pointer: "/tools/2/output/budget/marker", Line: 251, Col: 9},
+	{Pointer: "/tools/2/output/budget/marker#value", Line: 251, Col: 17},
+	{Pointer: "/tools/2/output/budget/unit", Line: 248, Col: 9},
+	{Pointer: "/tools/2/output/budget/unit#value", Line: 248, Col: 15},
+	{Pointer: "/tools/2/output/capture", Line: 243, Col: 7},
+	{Pointer: "/tools/2/output/capture#value", Line: 243, Col: 16},
+	{Pointer: "/tools/2/output/decode", Line: 244, Col: 7},
+	{Pointer: "/tools/2/output/decode#value", Line: 244, Col: 15},
+	{Pointer: "/tools/2/params", Line: 202, Col: 5},
+	{Pointer: "/tools/2/params#value", Line: 203, Col: 7},
+	{Pointer: "/tools/2/params/0", Line: 203, Col: 9},
+	{Pointer: "/tools/2/params/0/description", Line: 206, Col: 9},
+	{Pointer: "/tools/2/params/0/description#value", Line: 206, Col: 22},
+	{Pointer: "/tools/2/params/0/name", Line: 203, Col: 9},
+	{Pointer: "/tools/2/params/0/name#value", Line: 203, Col: 15},
+	{Pointer: "/tools/2/params/0/required", Line: 205, Col: 9},
+	{Pointer: "/tools/2/params/0/required#value", Line: 205, Col: 19},
+	{Pointer: "/tools/2/params/0/role", Line: 207, Col: 9},
+	{Pointer: "/tools/2/params/0/role#value", Line: 207, Col: 15},
+	{Pointer: "/tools/2/params/0/type", Line: 204, Col: 9},
+	{Pointer: "/tools/2/params/0/type#value", Line: 204, Col: 15},
+	{Pointer: "/tools/2/params/1", Line: 208, Col: 9},
+	{Pointer: "/tools/2/params/1/description", Line: 210, Col: 9},
+	{Pointer: "/tools/2/params/1/description#value", Line: 210, Col: 22},
+	{Pointer: "/tools/2/params/1/name", Line: 208, Col: 9},
+	{Pointer: "/tools/2/params/1/name#value", Line: 208, Col: 15},
+	{Pointer: "/tools/2/params/1/type", Line: 209, Col: 9},
+	{Pointer: "/tools/2/params/1/type#value", Line: 209, Col: 15},
+	{Pointer: "/tools/2/params/2", Line: 211, Col: 9},
+	{Pointer: "/tools/2/params/2/description", Line: 213, Col: 9},
+	{Pointer: "/tools/2/params/2/description#value", Line: 213, Col: 22},
+	{Pointer: "/tools/2/params/2/name", Line: 211, Col: 9},
+	{Pointer: "/tools/2/params/2/name#value", Line: 211, Col: 15},
+	{Pointer: "/tools/2/params/2/type", Line: 212, Col: 9},
+	{Pointer: "/tools/2/params/2/type#value", Line: 212, Col: 15},
+	{Pointer: "/tools/2/params/3", Line: 214, Col: 9},
+	{Pointer: "/tools/2/params/3/description", Line: 216, Col: 9},
+	{Pointer: "/tools/2/params/3/description#value", Line: 216, Col: 22},
+	{Pointer: "/tools/2/params/3/name", Line: 214, Col: 9},
+	{Pointer: "/tools/2/params/3/name#value", Line: 214, Col: 15},
+	{Pointer: "/tools/2/params/3/type", Line: 215, Col: 9},
+	{Pointer: "/tools/2/params/3/type#value", Line: 215, Col: 15},
+	{Pointer: "/tools/2/params/4", Line: 217, Col: 9},
+	{Pointer: "/tools/2/params/4/description", Line: 219, Col: 9},
+	{Pointer: "/tools/2/params/4/description#value", Line: 219, Col: 22},
+	{Pointer: "/tools/2/params/4/name", Line: 217, Col: 9},
+	{Pointer: "/tools/2/params/4/name#value", Line: 217, Col: 15},
+	{Pointer: "/tools/2/params/4/role", Line: 220, Col: 9},
+	{Pointer: "/tools/2/params/4/role#value", Line: 220, Col: 15},
+	{Pointer: "/tools/2/params/4/type", Line: 218, Col: 9},
+	{Pointer: "/tools/2/params/4/type#value", Line: 218, Col: 15},
+	{Pointer: "/tools/2/params/5", Line: 221, Col: 9},
+	{Pointer: "/tools/2/params/5/description", Line: 223, Col: 9},
+	{Pointer: "/tools/2/params/5/description#value", Line: 223, Col: 22},
+	{Pointer: "/tools/2/params/5/name", Line: 221, Col: 9},
+	{Pointer: "/tools/2/params/5/name#value", Line: 221, Col: 15},
+	{Pointer: "/tools/2/params/5/role", Line: 224, Col: 9},
+	{Pointer: "/tools/2/params/5/role#value", Line: 224, Col: 15},
+	{Pointer: "/tools/2/params/5/type", Line: 222, Col: 9},
+	{Pointer: "/tools/2/params/5/type#value", Line: 222, Col: 15},
+	{Pointer: "/tools/2/results", Line: 252, Col: 5},
+	{Pointer: "/tools/2/results#value", Line: 253, Col: 7},
+	{Pointer: "/tools/2/results/cases", Line: 254, Col: 7},
+	{Pointer: "/tools/2/results/cases#value", Line: 255, Col: 9},
+	{Pointer: "/tools/2/results/cases/exit", Line: 255, Col: 9},
+	{Pointer: "/tools/2/results/cases/exit#value", Line: 256, Col: 11},
+	{Pointer: "/tools/2/results/cases/exit/text", Line: 256, Col: 11},
+	{Pointer: "/tools/2/results/cases/exit/text#value", Line: 256, Col: 17},
+	{Pointer: "/tools/2/results/cases/spawn_error", Line: 271, Col: 9},
+	{Pointer: "/tools/2/results/cases/spawn_error#value", Line: 272, Col: 11},
+	{Pointer: "/tools/2/results/cases/spawn_error/raise", Line: 272, Col: 11},
+	{Pointer: "/tools/2/results/cases/spawn_error/raise#value", Line: 273, Col: 13},
+	{Pointer: "/tools/2/results/cases/spawn_error/raise/message", Line: 274, Col: 13},
+	{Pointer: "/tools/2/results/cases/spawn_error/raise/message#value", Line: 274, Col: 22},
+	{Pointer: "/tools/2/results/cases/spawn_error/raise/type", Line: 273, Col: 13},
+	{Pointer: "/tools/2/results/cases/spawn_error/raise/type#value", Line: 273, Col: 19},
+	{Pointer: "/tools/2/results/cases/timeout", Line: 263, Col: 9},
+	{Pointer: "/tools/2/results/cases/timeout#value", Line: 264, Col: 11},
+	{Pointer: "/tools/2/results/cases/timeout/text", Line: 264, Col: 11},
+	{Pointer: "/tools/2/results/cases/timeout/text#value", Line: 264, Col: 17},
+	{Pointer: "/tools/2/results/format", Line: 253, Col: 7},
+	{Pointer: "/tools/2/results/format#value", Line: 253, Col: 15},
+	{Pointer: "/tools/2/timeout", Line: 228, Col: 5},
+	{Pointer: "/tools/2/timeout#value", Line: 229, Col: 7},
+	{Pointer: "/tools/2/timeout/default", Line: 231, Col: 7},
+	{Pointer: "/tools/2/timeout/default#value", Line: 231, Col: 16},
+	{Pointer: "/tools/2/timeout/expiry", Line: 235, Col: 7},
+	{Pointer: "/tools/2/timeout/expiry#value", Line: 235, Col: 15},
+	{Pointer: "/tools/2/timeout/fail", Line: 236, Col: 7},
+	{Pointer: "/tools/2/timeout/fail#value", Line: 237, Col: 9},
+	{Pointer: "/tools/2/timeout/fail/message", Line: 238, Col: 9},
+	{Pointer: "/tools/2/timeout/fail/message#value", Line: 238, Col: 18},
+	{Pointer: "/tools/2/timeout/fail/type", Line: 237, Col: 9},
+	{Pointer: "/tools/2/timeout/fail/type#value", Line: 237, Col: 15},
+	{Pointer: "/tools/2/timeout/min", Line: 232, Col: 7},
+	{Pointer: "/tools/2/timeout/min#value", Line: 232, Col: 12},
+	{Pointer: "/tools/2/timeout/non_positive", Line: 234, Col: 7},
+	{Pointer: "/tools/2/timeout/non_positive#value", Line: 234, Col: 21},
+	{Pointer: "/tools/2/timeout/out_of_range", Line: 233, Col: 7},
+	{Pointer: "/tools/2/timeout/out_of_range#value", Line: 233, Col: 21},
+	{Pointer: "/tools/2/timeout/unit", Line: 229, Col: 7},
+	{Pointer: "/tools/2/timeout/unit#value", Line: 229, Col: 13},
+	{Pointer: "/tools/2/workdir", Line: 239, Col: 5},
+	{Pointer: "/tools/2/workdir#value", Line: 241, Col: 7},
+	{Pointer: "/tools/2/workdir/empty_is_default", Line: 241, Col: 7},
+	{Pointer: "/tools/2/workdir/empty_is_default#value", Line: 241, Col: 25},
 }

@@ -9,9 +9,9 @@ package rye
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -21,29 +21,25 @@ const (
 	ToolBash = "bash"
 )
 
-//go:embed rye.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("rye.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded rye.yaml (shared: do not modify it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads rye.yaml: completed, built from its compiled form
+// (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the rye variant's tools on the agentbash runtime. It is safe for concurrent use; Close
 // ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +68,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (BashResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, runtime.DecodeJSON[BashResult])
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, genimpl.DecodeJSON[BashResult])
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -100,17 +96,17 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command string `json:"command" jsonschema_description:"Shell command to execute"`
-	Timeout *int   `json:"timeout,omitempty" jsonschema:"default=120,nullable" jsonschema_description:"Timeout in seconds (default: 120)"`
+	Command string `json:"command" jsonschema:"Shell command to execute"`
+	Timeout *int   `json:"timeout,omitempty" jsonschema:"Timeout in seconds (default: 120)"`
 	// TimeoutNull sends timeout as null (Timeout must be nil); null may mean other than absent.
 	TimeoutNull bool    `json:"-"`
-	WorkingDir  *string `json:"working_dir,omitempty" jsonschema_description:"Working directory (default: project root)"`
+	WorkingDir  *string `json:"working_dir,omitempty" jsonschema:"Working directory (default: project root)"`
 }
 
 // MarshalJSON writes the parameters as a model sends them, the Null ones as null.
 func (p BashParams) MarshalJSON() ([]byte, error) {
 	type plain BashParams
-	return runtime.MarshalParams(plain(p), runtime.Null{Name: "timeout", Set: p.TimeoutNull})
+	return genimpl.MarshalParams(plain(p), genimpl.Null{Name: "timeout", Set: p.TimeoutNull})
 }
 
 // BashResult is the result of the bash tool.
@@ -131,44 +127,778 @@ type BashResult struct {
 }
 
 // KeyError is raised when bash gets no command.
-type KeyError struct{ runtime.Raised }
+type KeyError struct{ genimpl.Raised }
 
 // OSError is raised when bash's runtime (cpython-3.11) raises OSError while its checks run.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // PermissionError is raised when bash's runtime (cpython-3.11) raises PermissionError while its checks
 // run.
-type PermissionError struct{ runtime.Raised }
+type PermissionError struct{ genimpl.Raised }
 
 // RuntimeError is raised when bash's runtime (cpython-3.11) raises RuntimeError while its checks run.
-type RuntimeError struct{ runtime.Raised }
+type RuntimeError struct{ genimpl.Raised }
 
 // TypeError is raised when bash's runtime (cpython-3.11) raises TypeError while its checks run.
-type TypeError struct{ runtime.Raised }
+type TypeError struct{ genimpl.Raised }
 
 // ValidationError is raised when bash gets a parameter of the wrong type, or misses a required one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // ValueError is raised when bash's runtime (cpython-3.11) raises ValueError while its checks run.
-type ValueError struct{ runtime.Raised }
+type ValueError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "KeyError":
-		return &KeyError{runtime.Raised{ToolError: te}}
+		return &KeyError{genimpl.Raised{ToolError: te}}
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "PermissionError":
-		return &PermissionError{runtime.Raised{ToolError: te}}
+		return &PermissionError{genimpl.Raised{ToolError: te}}
 	case "RuntimeError":
-		return &RuntimeError{runtime.Raised{ToolError: te}}
+		return &RuntimeError{genimpl.Raised{ToolError: te}}
 	case "TypeError":
-		return &TypeError{runtime.Raised{ToolError: te}}
+		return &TypeError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	case "ValueError":
-		return &ValueError{runtime.Raised{ToolError: te}}
+		return &ValueError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the rye variant as spec.Load returned it from rye.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "rye",
+		Title:   "rye-os bash tool (rye/bash/bash)",
+		Summary: "/bin/sh -c with a 120 s default timeout, strict UTF-8 decoding with universal newlines, each stream cut at 51,200 bytes, a working_dir confined to the project workspace, and a JSON envelope {success, output, stdout, stderr, exit_code, truncated}; failures are {success: false, error}.",
+		Hosts: []string{
+			"rye-os",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			UpstreamStdin: "inherit",
+			Grace:         500000000,
+			SignalExit:    "negative",
+			SpawnError:    "[Errno {{.Errno}}] {{.Strerror}}{{with .SpawnPath}}: '{{.}}'{{end}}",
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "bash",
+				Description: "Execute shell commands",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "Shell command to execute",
+						Role:        "command",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Nullable:    true,
+						Default:     120,
+						Description: "Timeout in seconds (default: 120)",
+						Role:        "timeout",
+					},
+					{
+						Name:        "working_dir",
+						Type:        "string",
+						Description: "Working directory (default: project root)",
+						Role:        "workdir",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "python",
+				RuntimeErrors: &spec.RuntimeErrors{
+					Run: &spec.Failure{
+						Result:  "error",
+						Message: "{{.Message}}",
+					},
+				},
+				Checks: []spec.Check{
+					{
+						Required: "command",
+						Fail: &spec.Failure{
+							Type:    "KeyError",
+							Message: "'command'",
+						},
+					},
+					{
+						Workdir: true,
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:        "s",
+					Default:     120.0,
+					OnNull:      "none",
+					NonPositive: "expire",
+					Expiry:      "kill",
+				},
+				Workdir: &spec.Workdir{
+					FalsyIsDefault:  true,
+					ResolveSymlinks: true,
+					Confine: &spec.Failure{
+						Result:  "error",
+						Message: "Working directory is outside the project workspace",
+					},
+					MustExist: &spec.Failure{
+						Result:  "error",
+						Message: "Working directory not found: {{.Resolved}}",
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "strict",
+					Newlines: "universal",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     51200,
+						Keep:      "head",
+						Head:      51200,
+						CutDecode: "replace",
+						Marker:    "\n... [output truncated, {{.Total}} bytes total]",
+					},
+					DecodeError: &spec.Failure{
+						Result:  "error",
+						Message: "{{.Message}}",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"error": {
+							Name: "Error",
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "error",
+									Type:  "string",
+									Value: "{{.Message}}",
+								},
+							},
+						},
+						"exit": {
+							Name: "Result",
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Value: "{{.Success}}",
+									Doc:   "exit_code == 0",
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{join \"\\n\" .Stdout (and .Stderr (concat \"[stderr]\\n\" .Stderr))}}",
+									Doc:   "stdout and \"[stderr]\\n\" + stderr, the non-empty ones joined with \"\\n\"",
+								},
+								{
+									Name:  "stdout",
+									Type:  "string",
+									Value: "{{.Stdout}}",
+								},
+								{
+									Name:  "stderr",
+									Type:  "string",
+									Value: "{{.Stderr}}",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+									Doc:   "the exit status, or -N for a command ended by signal N",
+								},
+								{
+									Name:  "truncated",
+									Type:  "boolean",
+									Value: "{{.Truncated}}",
+									Doc:   "either stream was cut at 51,200 bytes",
+								},
+							},
+						},
+						"spawn_error": {
+							Name: "SpawnError",
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "error",
+									Type:  "string",
+									Value: "{{.Message}}",
+								},
+							},
+						},
+						"timeout": {
+							Name: "Timeout",
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "error",
+									Type:  "string",
+									Value: "Command timed out after {{pynum .Timeout}} seconds",
+								},
+								{
+									Name:  "timeout",
+									Type:  "json",
+									Value: "{{json .Timeout}}",
+									Doc:   "the timeout as sent",
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "000_0695857499c94d8a.txt",
+			Repo:     "leolilley/ryeos",
+			Path:     "rye/rye/.ai/tools/rye/bash/bash.py",
+			Commit:   "1697409f029bb05332de45a01e519ffb936b86cd",
+			Language: "python",
+			Runtime:  "cpython-3.11",
+			Notes: []string{
+				"design.md names leolilley/rye-os; the cited commit is in leolilley/ryeos (the repository's current name), where the file was read.",
+			},
+		},
+		Disagreements: []spec.Disagreement{
+			{
+				Topic:    "missing working directory message",
+				Seed:     "an error \"with path shown\"",
+				Upstream: "\"Working directory not found: <resolved path>\", the path after resolve(), not as sent",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "working directory resolution",
+				Seed:     "an absolute working_dir is \"used directly\"",
+				Upstream: "relative and absolute paths alike are resolved (symlinks followed) before the containment check, so an absolute symlink that leaves the workspace is rejected",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "truncation",
+				Seed:     "byte-based on the raw stream",
+				Upstream: "decodes strictly first (text=True, universal newlines), re-encodes the text and cuts that at 51,200 bytes, decoding the cut with errors=\"replace\"; the marker's total counts the re-encoded text",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "invalid UTF-8",
+				Upstream: "strict decoding raises; the generic handler returns {\"success\": false, \"error\": \"'utf-8' codec can't decode byte ...\"} and all output is lost",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "timeout values",
+				Seed:     "always an integer",
+				Upstream: "the value is passed through unchecked; 0 and negative values expire at once (\"Command timed out after 0 seconds\"), null means no timeout",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "parameter descriptions",
+				Seed:     "\"Working directory (must be within project)\"",
+				Upstream: "CONFIG_SCHEMA says \"Working directory (default: project root)\" and \"Timeout in seconds (default: 120)\"",
+				Follow:   "upstream",
+			},
+		},
+		Deviations: []spec.Deviation{
+			{
+				Topic:    "a timeout CPython cannot wait with",
+				Upstream: "Popen starts the command, then communicate() raises (a TypeError for a timeout it cannot add to a float, an OverflowError for one past _PyTime_t or infinity) and run() kills the shell alone: what the command started in the background survives, and the command may have done part of its work",
+				Ours:     "the same answer, and the command is not started",
+				Why:      "avoids a survivor (upstream kills only the shell it started a moment before)",
+			},
+		},
+		File: "rye.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"error",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Timeout",
+							Null:  "TimeoutNull",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "WorkingDir",
+						},
+					},
+					Result: "BashResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "success",
+							GoName: "Success",
+							Type:   "boolean",
+							Always: true,
+							Doc:    "exit_code == 0",
+						},
+						{
+							Name:   "output",
+							GoName: "Output",
+							Type:   "string",
+							In: []spec.Outcome{
+								"exit",
+							},
+							Doc: "stdout and \"[stderr]\\n\" + stderr, the non-empty ones joined with \"\\n\"",
+						},
+						{
+							Name:   "stdout",
+							GoName: "Stdout",
+							Type:   "string",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "stderr",
+							GoName: "Stderr",
+							Type:   "string",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "exit_code",
+							GoName: "ExitCode",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"exit",
+							},
+							Doc: "the exit status, or -N for a command ended by signal N",
+						},
+						{
+							Name:   "truncated",
+							GoName: "Truncated",
+							Type:   "boolean",
+							In: []spec.Outcome{
+								"exit",
+							},
+							Doc: "either stream was cut at 51,200 bytes",
+						},
+						{
+							Name:   "error",
+							GoName: "Error",
+							Type:   "string",
+							In: []spec.Outcome{
+								"timeout",
+								"error",
+								"spawn_error",
+							},
+						},
+						{
+							Name:   "timeout",
+							GoName: "Timeout",
+							Type:   "json",
+							In: []spec.Outcome{
+								"timeout",
+							},
+							Doc: "the timeout as sent",
+						},
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of rye.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 2, Col: 1},
+	{Pointer: "/deviations", Line: 178, Col: 1},
+	{Pointer: "/deviations#value", Line: 179, Col: 3},
+	{Pointer: "/deviations/0", Line: 179, Col: 5},
+	{Pointer: "/deviations/0/ours", Line: 181, Col: 5},
+	{Pointer: "/deviations/0/ours#value", Line: 181, Col: 11},
+	{Pointer: "/deviations/0/topic", Line: 179, Col: 5},
+	{Pointer: "/deviations/0/topic#value", Line: 179, Col: 12},
+	{Pointer: "/deviations/0/upstream", Line: 180, Col: 5},
+	{Pointer: "/deviations/0/upstream#value", Line: 180, Col: 15},
+	{Pointer: "/deviations/0/why", Line: 182, Col: 5},
+	{Pointer: "/deviations/0/why#value", Line: 182, Col: 10},
+	{Pointer: "/disagreements", Line: 154, Col: 1},
+	{Pointer: "/disagreements#value", Line: 155, Col: 3},
+	{Pointer: "/disagreements/0", Line: 155, Col: 5},
+	{Pointer: "/disagreements/0/follow", Line: 158, Col: 5},
+	{Pointer: "/disagreements/0/follow#value", Line: 158, Col: 13},
+	{Pointer: "/disagreements/0/seed", Line: 156, Col: 5},
+	{Pointer: "/disagreements/0/seed#value", Line: 156, Col: 11},
+	{Pointer: "/disagreements/0/topic", Line: 155, Col: 5},
+	{Pointer: "/disagreements/0/topic#value", Line: 155, Col: 12},
+	{Pointer: "/disagreements/0/upstream", Line: 157, Col: 5},
+	{Pointer: "/disagreements/0/upstream#value", Line: 157, Col: 15},
+	{Pointer: "/disagreements/1", Line: 159, Col: 5},
+	{Pointer: "/disagreements/1/follow", Line: 162, Col: 5},
+	{Pointer: "/disagreements/1/follow#value", Line: 162, Col: 13},
+	{Pointer: "/disagreements/1/seed", Line: 160, Col: 5},
+	{Pointer: "/disagreements/1/seed#value", Line: 160, Col: 11},
+	{Pointer: "/disagreements/1/topic", Line: 159, Col: 5},
+	{Pointer: "/disagreements/1/topic#value", Line: 159, Col: 12},
+	{Pointer: "/disagreements/1/upstream", Line: 161, Col: 5},
+	{Pointer: "/disagreements/1/upstream#value", Line: 161, Col: 15},
+	{Pointer: "/disagreements/2", Line: 163, Col: 5},
+	{Pointer: "/disagreements/2/follow", Line: 166, Col: 5},
+	{Pointer: "/disagreements/2/follow#value", Line: 166, Col: 13},
+	{Pointer: "/disagreements/2/seed", Line: 164, Col: 5},
+	{Pointer: "/disagreements/2/seed#value", Line: 164, Col: 11},
+	{Pointer: "/disagreements/2/topic", Line: 163, Col: 5},
+	{Pointer: "/disagreements/2/topic#value", Line: 163, Col: 12},
+	{Pointer: "/disagreements/2/upstream", Line: 165, Col: 5},
+	{Pointer: "/disagreements/2/upstream#value", Line: 165, Col: 15},
+	{Pointer: "/disagreements/3", Line: 167, Col: 5},
+	{Pointer: "/disagreements/3/follow", Line: 169, Col: 5},
+	{Pointer: "/disagreements/3/follow#value", Line: 169, Col: 13},
+	{Pointer: "/disagreements/3/topic", Line: 167, Col: 5},
+	{Pointer: "/disagreements/3/topic#value", Line: 167, Col: 12},
+	{Pointer: "/disagreements/3/upstream", Line: 168, Col: 5},
+	{Pointer: "/disagreements/3/upstream#value", Line: 168, Col: 15},
+	{Pointer: "/disagreements/4", Line: 170, Col: 5},
+	{Pointer: "/disagreements/4/follow", Line: 173, Col: 5},
+	{Pointer: "/disagreements/4/follow#value", Line: 173, Col: 13},
+	{Pointer: "/disagreements/4/seed", Line: 171, Col: 5},
+	{Pointer: "/disagreements/4/seed#value", Line: 171, Col: 11},
+	{Pointer: "/disagreements/4/topic", Line: 170, Col: 5},
+	{Pointer: "/disagreements/4/topic#value", Line: 170, Col: 12},
+	{Pointer: "/disagreements/4/upstream", Line: 172, Col: 5},
+	{Pointer: "/disagreements/4/upstream#value", Line: 172, Col: 15},
+	{Pointer: "/disagreements/5", Line: 174, Col: 5},
+	{Pointer: "/disagreements/5/follow", Line: 177, Col: 5},
+	{Pointer: "/disagreements/5/follow#value", Line: 177, Col: 13},
+	{Pointer: "/disagreements/5/seed", Line: 175, Col: 5},
+	{Pointer: "/disagreements/5/seed#value", Line: 175, Col: 11},
+	{Pointer: "/disagreements/5/topic", Line: 174, Col: 5},
+	{Pointer: "/disagreements/5/topic#value", Line: 174, Col: 12},
+	{Pointer: "/disagreements/5/upstream", Line: 176, Col: 5},
+	{Pointer: "/disagreements/5/upstream#value", Line: 176, Col: 15},
+	{Pointer: "/hosts", Line: 8, Col: 1},
+	{Pointer: "/hosts#value", Line: 9, Col: 3},
+	{Pointer: "/hosts/0", Line: 9, Col: 5},
+	{Pointer: "/id", Line: 2, Col: 1},
+	{Pointer: "/id#value", Line: 2, Col: 5},
+	{Pointer: "/shell", Line: 10, Col: 1},
+	{Pointer: "/shell#value", Line: 11, Col: 3},
+	{Pointer: "/shell/argv", Line: 11, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 11, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 11, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 11, Col: 19},
+	{Pointer: "/shell/signal_exit", Line: 13, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 13, Col: 16},
+	{Pointer: "/shell/spawn_error", Line: 16, Col: 3},
+	{Pointer: "/shell/spawn_error#value", Line: 16, Col: 16},
+	{Pointer: "/shell/upstream_stdin", Line: 12, Col: 3},
+	{Pointer: "/shell/upstream_stdin#value", Line: 12, Col: 19},
+	{Pointer: "/source", Line: 145, Col: 1},
+	{Pointer: "/source#value", Line: 146, Col: 3},
+	{Pointer: "/source/commit", Line: 149, Col: 3},
+	{Pointer: "/source/commit#value", Line: 149, Col: 11},
+	{Pointer: "/source/language", Line: 150, Col: 3},
+	{Pointer: "/source/language#value", Line: 150, Col: 13},
+	{Pointer: "/source/notes", Line: 152, Col: 3},
+	{Pointer: "/source/notes#value", Line: 153, Col: 5},
+	{Pointer: "/source/notes/0", Line: 153, Col: 7},
+	{Pointer: "/source/path", Line: 148, Col: 3},
+	{Pointer: "/source/path#value", Line: 148, Col: 9},
+	{Pointer: "/source/repo", Line: 147, Col: 3},
+	{Pointer: "/source/repo#value", Line: 147, Col: 9},
+	{Pointer: "/source/runtime", Line: 151, Col: 3},
+	{Pointer: "/source/runtime#value", Line: 151, Col: 12},
+	{Pointer: "/source/seed", Line: 146, Col: 3},
+	{Pointer: "/source/seed#value", Line: 146, Col: 9},
+	{Pointer: "/summary", Line: 4, Col: 1},
+	{Pointer: "/summary#value", Line: 4, Col: 10},
+	{Pointer: "/title", Line: 3, Col: 1},
+	{Pointer: "/title#value", Line: 3, Col: 8},
+	{Pointer: "/tools", Line: 18, Col: 1},
+	{Pointer: "/tools#value", Line: 19, Col: 3},
+	{Pointer: "/tools/0", Line: 19, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 45, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 47, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 47, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail", Line: 48, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail#value", Line: 49, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/message", Line: 50, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/message#value", Line: 50, Col: 20},
+	{Pointer: "/tools/0/checks/0/fail/type", Line: 49, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/type#value", Line: 49, Col: 17},
+	{Pointer: "/tools/0/checks/0/required", Line: 47, Col: 9},
+	{Pointer: "/tools/0/checks/0/required#value", Line: 47, Col: 19},
+	{Pointer: "/tools/0/checks/1", Line: 52, Col: 9},
+	{Pointer: "/tools/0/checks/1/workdir", Line: 52, Col: 9},
+	{Pointer: "/tools/0/checks/1/workdir#value", Line: 52, Col: 18},
+	{Pointer: "/tools/0/coerce", Line: 24, Col: 5},
+	{Pointer: "/tools/0/coerce#value", Line: 24, Col: 13},
+	{Pointer: "/tools/0/description", Line: 20, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 20, Col: 18},
+	{Pointer: "/tools/0/kind", Line: 21, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 21, Col: 11},
+	{Pointer: "/tools/0/name", Line: 19, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 19, Col: 11},
+	{Pointer: "/tools/0/output", Line: 70, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 71, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 71, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 71, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 72, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 72, Col: 15},
+	{Pointer: "/tools/0/output/decode_error", Line: 80, Col: 7},
+	{Pointer: "/tools/0/output/decode_error#value", Line: 81, Col: 9},
+	{Pointer: "/tools/0/output/decode_error/message", Line: 82, Col: 9},
+	{Pointer: "/tools/0/output/decode_error/message#value", Line: 82, Col: 18},
+	{Pointer: "/tools/0/output/decode_error/result", Line: 81, Col: 9},
+	{Pointer: "/tools/0/output/decode_error/result#value", Line: 81, Col: 17},
+	{Pointer: "/tools/0/output/newlines", Line: 73, Col: 7},
+	{Pointer: "/tools/0/output/newlines#value", Line: 73, Col: 17},
+	{Pointer: "/tools/0/output/truncate", Line: 74, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 75, Col: 9},
+	{Pointer: "/tools/0/output/truncate/cut_decode", Line: 78, Col: 9},
+	{Pointer: "/tools/0/output/truncate/cut_decode#value", Line: 78, Col: 21},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 77, Col: 9},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 77, Col: 15},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 76, Col: 9},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 76, Col: 16},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 79, Col: 9},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 79, Col: 17},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 75, Col: 9},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 75, Col: 15},
+	{Pointer: "/tools/0/params", Line: 29, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 30, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 30, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 33, Col: 9},
+	{Pointer: "/tools/0/params/0/description#value", Line: 33, Col: 22},
+	{Pointer: "/tools/0/params/0/name", Line: 30, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 30, Col: 15},
+	{Pointer: "/tools/0/params/0/required", Line: 32, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 32, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 34, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 34, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 31, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 31, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 35, Col: 9},
+	{Pointer: "/tools/0/params/1/default", Line: 38, Col: 9},
+	{Pointer: "/tools/0/params/1/default#value", Line: 38, Col: 18},
+	{Pointer: "/tools/0/params/1/description", Line: 39, Col: 9},
+	{Pointer: "/tools/0/params/1/description#value", Line: 39, Col: 22},
+	{Pointer: "/tools/0/params/1/name", Line: 35, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 35, Col: 15},
+	{Pointer: "/tools/0/params/1/nullable", Line: 37, Col: 9},
+	{Pointer: "/tools/0/params/1/nullable#value", Line: 37, Col: 19},
+	{Pointer: "/tools/0/params/1/role", Line: 40, Col: 9},
+	{Pointer: "/tools/0/params/1/role#value", Line: 40, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 36, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 36, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 41, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 43, Col: 9},
+	{Pointer: "/tools/0/params/2/description#value", Line: 43, Col: 22},
+	{Pointer: "/tools/0/params/2/name", Line: 41, Col: 9},
+	{Pointer: "/tools/0/params/2/name#value", Line: 41, Col: 15},
+	{Pointer: "/tools/0/params/2/role", Line: 44, Col: 9},
+	{Pointer: "/tools/0/params/2/role#value", Line: 44, Col: 15},
+	{Pointer: "/tools/0/params/2/type", Line: 42, Col: 9},
+	{Pointer: "/tools/0/params/2/type#value", Line: 42, Col: 15},
+	{Pointer: "/tools/0/results", Line: 83, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 84, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 85, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 86, Col: 9},
+	{Pointer: "/tools/0/results/cases/error", Line: 124, Col: 9},
+	{Pointer: "/tools/0/results/cases/error#value", Line: 125, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/fields", Line: 126, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/fields#value", Line: 127, Col: 13},
+	{Pointer: "/tools/0/results/cases/error/fields/0", Line: 127, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/0/const", Line: 129, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/0/const#value", Line: 129, Col: 22},
+	{Pointer: "/tools/0/results/cases/error/fields/0/name", Line: 127, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/0/name#value", Line: 127, Col: 21},
+	{Pointer: "/tools/0/results/cases/error/fields/0/type", Line: 128, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/0/type#value", Line: 128, Col: 21},
+	{Pointer: "/tools/0/results/cases/error/fields/1", Line: 130, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/1/name", Line: 130, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/1/name#value", Line: 130, Col: 21},
+	{Pointer: "/tools/0/results/cases/error/fields/1/type", Line: 131, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/1/type#value", Line: 131, Col: 21},
+	{Pointer: "/tools/0/results/cases/error/fields/1/value", Line: 132, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/1/value#value", Line: 132, Col: 22},
+	{Pointer: "/tools/0/results/cases/error/name", Line: 125, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/name#value", Line: 125, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit", Line: 86, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 87, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 88, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 89, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 89, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/doc", Line: 92, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/doc#value", Line: 92, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 89, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 89, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 90, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 90, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value", Line: 91, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value#value", Line: 91, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 93, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/doc", Line: 96, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/doc#value", Line: 96, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 93, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 93, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 94, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 94, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value", Line: 95, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value#value", Line: 95, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/2", Line: 97, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name", Line: 97, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name#value", Line: 97, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type", Line: 98, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type#value", Line: 98, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value", Line: 99, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value#value", Line: 99, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/3", Line: 100, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name", Line: 100, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name#value", Line: 100, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type", Line: 101, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type#value", Line: 101, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/value", Line: 102, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/value#value", Line: 102, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/4", Line: 103, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/doc", Line: 106, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/doc#value", Line: 106, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/name", Line: 103, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/name#value", Line: 103, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/type", Line: 104, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/type#value", Line: 104, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/value", Line: 105, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/value#value", Line: 105, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/5", Line: 107, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/doc", Line: 110, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/doc#value", Line: 110, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/name", Line: 107, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/name#value", Line: 107, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/type", Line: 108, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/type#value", Line: 108, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/value", Line: 109, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/value#value", Line: 109, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/name", Line: 87, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/name#value", Line: 87, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 133, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 134, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields", Line: 135, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields#value", Line: 136, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0", Line: 136, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/const", Line: 138, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/const#value", Line: 138, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/name", Line: 136, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/name#value", Line: 136, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/type", Line: 137, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/0/type#value", Line: 137, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1", Line: 139, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/name", Line: 139, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/name#value", Line: 139, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/type", Line: 140, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/type#value", Line: 140, Col: 21},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/value", Line: 141, Col: 15},
+	{Pointer: "/tools/0/results/cases/spawn_error/fields/1/value#value", Line: 141, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error/name", Line: 134, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/name#value", Line: 134, Col: 17},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 111, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 112, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields", Line: 113, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields#value", Line: 114, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0", Line: 114, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const", Line: 116, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const#value", Line: 116, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name", Line: 114, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name#value", Line: 114, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type", Line: 115, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type#value", Line: 115, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1", Line: 117, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name", Line: 117, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name#value", Line: 117, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type", Line: 118, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type#value", Line: 118, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/value", Line: 119, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/value#value", Line: 119, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2", Line: 120, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/doc", Line: 123, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/doc#value", Line: 123, Col: 20},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name", Line: 120, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name#value", Line: 120, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type", Line: 121, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type#value", Line: 121, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/value", Line: 122, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/value#value", Line: 122, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/name", Line: 112, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/name#value", Line: 112, Col: 17},
+	{Pointer: "/tools/0/results/format", Line: 84, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 84, Col: 15},
+	{Pointer: "/tools/0/runtime_errors", Line: 27, Col: 5},
+	{Pointer: "/tools/0/runtime_errors#value", Line: 28, Col: 7},
+	{Pointer: "/tools/0/runtime_errors/run", Line: 28, Col: 7},
+	{Pointer: "/tools/0/runtime_errors/run#value", Line: 28, Col: 12},
+	{Pointer: "/tools/0/runtime_errors/run/message", Line: 28, Col: 28},
+	{Pointer: "/tools/0/runtime_errors/run/message#value", Line: 28, Col: 37},
+	{Pointer: "/tools/0/runtime_errors/run/result", Line: 28, Col: 13},
+	{Pointer: "/tools/0/runtime_errors/run/result#value", Line: 28, Col: 21},
+	{Pointer: "/tools/0/timeout", Line: 53, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 54, Col: 7},
+	{Pointer: "/tools/0/timeout/default", Line: 55, Col: 7},
+	{Pointer: "/tools/0/timeout/default#value", Line: 55, Col: 16},
+	{Pointer: "/tools/0/timeout/expiry", Line: 58, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 58, Col: 15},
+	{Pointer: "/tools/0/timeout/non_positive", Line: 57, Col: 7},
+	{Pointer: "/tools/0/timeout/non_positive#value", Line: 57, Col: 21},
+	{Pointer: "/tools/0/timeout/on_null", Line: 56, Col: 7},
+	{Pointer: "/tools/0/timeout/on_null#value", Line: 56, Col: 16},
+	{Pointer: "/tools/0/timeout/unit", Line: 54, Col: 7},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 54, Col: 13},
+	{Pointer: "/tools/0/workdir", Line: 59, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 61, Col: 7},
+	{Pointer: "/tools/0/workdir/confine", Line: 63, Col: 7},
+	{Pointer: "/tools/0/workdir/confine#value", Line: 64, Col: 9},
+	{Pointer: "/tools/0/workdir/confine/message", Line: 65, Col: 9},
+	{Pointer: "/tools/0/workdir/confine/message#value", Line: 65, Col: 18},
+	{Pointer: "/tools/0/workdir/confine/result", Line: 64, Col: 9},
+	{Pointer: "/tools/0/workdir/confine/result#value", Line: 64, Col: 17},
+	{Pointer: "/tools/0/workdir/falsy_is_default", Line: 61, Col: 7},
+	{Pointer: "/tools/0/workdir/falsy_is_default#value", Line: 61, Col: 25},
+	{Pointer: "/tools/0/workdir/must_exist", Line: 67, Col: 7},
+	{Pointer: "/tools/0/workdir/must_exist#value", Line: 68, Col: 9},
+	{Pointer: "/tools/0/workdir/must_exist/message", Line: 69, Col: 9},
+	{Pointer: "/tools/0/workdir/must_exist/message#value", Line: 69, Col: 18},
+	{Pointer: "/tools/0/workdir/must_exist/result", Line: 68, Col: 9},
+	{Pointer: "/tools/0/workdir/must_exist/result#value", Line: 68, Col: 17},
+	{Pointer: "/tools/0/workdir/resolve_symlinks", Line: 62, Col: 7},
+	{Pointer: "/tools/0/workdir/resolve_symlinks#value", Line: 62, Col: 25},
 }

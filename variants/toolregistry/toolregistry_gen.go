@@ -11,9 +11,9 @@ package toolregistry
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -23,30 +23,26 @@ const (
 	ToolBash = "bash"
 )
 
-//go:embed toolregistry.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("toolregistry.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded toolregistry.yaml (shared: do not
-// modify it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads toolregistry.yaml: completed, built from its
+// compiled form (compiledSpec, at the end of this file) without reading YAML; a new variant on each
+// call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the toolregistry variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +71,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (BashResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, runtime.DecodeJSON[BashResult])
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, genimpl.DecodeJSON[BashResult])
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -106,11 +102,11 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command string `json:"command" jsonschema_description:"The shell command to execute."`
-	Timeout *int   `json:"timeout,omitempty" jsonschema:"default=120,nullable" jsonschema_description:"Maximum wall-clock seconds before the process is killed.  Defaults to 120."`
+	Command string `json:"command" jsonschema:"The shell command to execute."`
+	Timeout *int   `json:"timeout,omitempty" jsonschema:"Maximum wall-clock seconds before the process is killed.  Defaults to 120."`
 	// TimeoutNull sends timeout as null (Timeout must be nil); null may mean other than absent.
 	TimeoutNull bool    `json:"-"`
-	Cwd         *string "json:\"cwd,omitempty\" jsonschema:\"nullable\" jsonschema_description:\"Working directory for the command.  If ``None``, the current process working directory is used.\""
+	Cwd         *string "json:\"cwd,omitempty\" jsonschema:\"Working directory for the command.  If ``None``, the current process working directory is used.\""
 	// CwdNull sends cwd as null (Cwd must be nil); null may mean other than absent.
 	CwdNull bool `json:"-"`
 }
@@ -118,7 +114,7 @@ type BashParams struct {
 // MarshalJSON writes the parameters as a model sends them, the Null ones as null.
 func (p BashParams) MarshalJSON() ([]byte, error) {
 	type plain BashParams
-	return runtime.MarshalParams(plain(p), runtime.Null{Name: "timeout", Set: p.TimeoutNull}, runtime.Null{Name: "cwd", Set: p.CwdNull})
+	return genimpl.MarshalParams(plain(p), genimpl.Null{Name: "timeout", Set: p.TimeoutNull}, genimpl.Null{Name: "cwd", Set: p.CwdNull})
 }
 
 // BashResult is the result of the bash tool.
@@ -135,58 +131,886 @@ type BashResult struct {
 
 // FileNotFoundError is raised when bash gets a working directory that is not a directory; bash cannot
 // start its shell.
-type FileNotFoundError struct{ runtime.Raised }
+type FileNotFoundError struct{ genimpl.Raised }
 
 // NotADirectoryError is raised when bash cannot start its shell (ENOTDIR).
-type NotADirectoryError struct{ runtime.Raised }
+type NotADirectoryError struct{ genimpl.Raised }
 
 // OSError is raised when bash's runtime (cpython-3.11) raises OSError while its checks run.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // OverflowError is raised when bash's runtime (cpython-3.11) raises OverflowError where its command
 // starts.
-type OverflowError struct{ runtime.Raised }
+type OverflowError struct{ genimpl.Raised }
 
 // PermissionError is raised when bash's runtime (cpython-3.11) raises PermissionError while its checks
 // run; bash cannot start its shell (EACCES).
-type PermissionError struct{ runtime.Raised }
+type PermissionError struct{ genimpl.Raised }
 
 // TypeError is raised when bash gets a parameter it does not declare; bash's runtime (cpython-3.11)
 // raises TypeError while its checks run; bash's runtime (cpython-3.11) raises TypeError where its
 // command starts; bash gets no command.
-type TypeError struct{ runtime.Raised }
+type TypeError struct{ genimpl.Raised }
 
 // UnicodeDecodeError is raised when bash reads output that does not decode.
-type UnicodeDecodeError struct{ runtime.Raised }
+type UnicodeDecodeError struct{ genimpl.Raised }
 
 // ValidationError is raised when bash gets a parameter of the wrong type, or misses a required one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // ValueError is raised when bash's runtime (cpython-3.11) raises ValueError where its command starts;
 // bash's policy toolregistry_deny blocks a command.
-type ValueError struct{ runtime.Raised }
+type ValueError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "FileNotFoundError":
-		return &FileNotFoundError{runtime.Raised{ToolError: te}}
+		return &FileNotFoundError{genimpl.Raised{ToolError: te}}
 	case "NotADirectoryError":
-		return &NotADirectoryError{runtime.Raised{ToolError: te}}
+		return &NotADirectoryError{genimpl.Raised{ToolError: te}}
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "OverflowError":
-		return &OverflowError{runtime.Raised{ToolError: te}}
+		return &OverflowError{genimpl.Raised{ToolError: te}}
 	case "PermissionError":
-		return &PermissionError{runtime.Raised{ToolError: te}}
+		return &PermissionError{genimpl.Raised{ToolError: te}}
 	case "TypeError":
-		return &TypeError{runtime.Raised{ToolError: te}}
+		return &TypeError{genimpl.Raised{ToolError: te}}
 	case "UnicodeDecodeError":
-		return &UnicodeDecodeError{runtime.Raised{ToolError: te}}
+		return &UnicodeDecodeError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	case "ValueError":
-		return &ValueError{runtime.Raised{ToolError: te}}
+		return &ValueError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the toolregistry variant as spec.Load returned it from toolregistry.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "toolregistry",
+		Title:   "toolregistry-hub BashTool.execute",
+		Summary: "/bin/sh -c with a 120 s default timeout, strict UTF-8 decoding with universal newlines, each stream cut at 65,536 bytes (the cut decoded with errors=\"ignore\"), a built-in deny list raising ValueError, and the result {stdout, stderr, exit_code, timed_out}; a timeout gives exit_code -1 and loses the output.",
+		Hosts: []string{
+			"toolregistry-hub",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			UpstreamStdin: "inherit",
+			Grace:         500000000,
+			SignalExit:    "negative",
+			SpawnError:    "[Errno {{.Errno}}] {{.Strerror}}: '{{.SpawnPath}}'",
+		},
+		Policies: []spec.Policy{
+			{
+				Name:    "toolregistry_deny",
+				Kind:    "regex",
+				Summary: "The built-in deny list: pipe-to-shell on the whole command, then each segment between &&, || and ; (not a single |), stripped, against an ordered table with re.search, case-sensitive; the first match raises ValueError(\"Dangerous command blocked: <reason>\").",
+				Fail: &spec.Failure{
+					Type:    "ValueError",
+					Message: "{{.Message}}",
+				},
+				Message: "Dangerous command blocked: {{.Reason}}",
+				Dialect: "python",
+				Split: &spec.PolicySplit{
+					Pattern:   "\\s*(?:&&|\\|\\||;)\\s*",
+					Strip:     true,
+					SkipEmpty: true,
+				},
+				Rules: []spec.PolicyRule{
+					{
+						Name:    "pipe_to_shell",
+						Pattern: "\\b(?:curl|wget)\\b.*\\|\\s*(?:bash|sh|zsh|dash)\\b",
+						Scope:   "command",
+						Reason:  "pipe-to-shell execution detected",
+					},
+					{
+						Name:    "rm_recursive_force",
+						Pattern: "\\brm\\s+.*-[a-zA-Z]*r[a-zA-Z]*f[a-zA-Z]*\\s+[/~*]|\\brm\\s+.*-[a-zA-Z]*f[a-zA-Z]*r[a-zA-Z]*\\s+[/~*]",
+						Scope:   "segments",
+						Reason:  "Recursive forced deletion of root, home, or wildcard paths",
+					},
+					{
+						Name:    "mkfs",
+						Pattern: "\\bmkfs\\b",
+						Scope:   "segments",
+						Reason:  "Filesystem formatting",
+					},
+					{
+						Name:    "dd",
+						Pattern: "\\bdd\\s+.*\\bif=",
+						Scope:   "segments",
+						Reason:  "Raw disk image write",
+					},
+					{
+						Name:    "device_overwrite",
+						Pattern: ">\\s*/dev/sd[a-z]",
+						Scope:   "segments",
+						Reason:  "Device overwrite",
+					},
+					{
+						Name:    "sudo",
+						Pattern: "\\bsudo\\b",
+						Scope:   "segments",
+						Reason:  "Privilege escalation via sudo",
+					},
+					{
+						Name:    "su",
+						Pattern: "\\bsu\\s+-",
+						Scope:   "segments",
+						Reason:  "User switching via su",
+					},
+					{
+						Name:    "chmod_777",
+						Pattern: "\\bchmod\\s+.*-[a-zA-Z]*R.*\\b777\\b.*\\s+/",
+						Scope:   "segments",
+						Reason:  "Recursive world-writable permission on root",
+					},
+					{
+						Name:    "chown_recursive",
+						Pattern: "\\bchown\\s+.*-[a-zA-Z]*R",
+						Scope:   "segments",
+						Reason:  "Recursive ownership change",
+					},
+					{
+						Name:    "eval",
+						Pattern: "\\beval\\b",
+						Scope:   "segments",
+						Reason:  "Arbitrary code evaluation",
+					},
+					{
+						Name:    "exec",
+						Pattern: "\\bexec\\b",
+						Scope:   "segments",
+						Reason:  "Process replacement via exec",
+					},
+					{
+						Name:    "fork_bomb",
+						Pattern: ":\\(\\)\\s*\\{.*:\\|:.*\\}",
+						Scope:   "segments",
+						Reason:  "Fork bomb",
+					},
+					{
+						Name:    "force_push",
+						Pattern: "\\bgit\\s+push\\s+.*--force\\b",
+						Scope:   "segments",
+						Reason:  "Force push",
+					},
+					{
+						Name:    "hard_reset",
+						Pattern: "\\bgit\\s+reset\\s+--hard\\b",
+						Scope:   "segments",
+						Reason:  "Hard reset",
+					},
+					{
+						Name:    "force_clean",
+						Pattern: "\\bgit\\s+clean\\s+.*-[a-zA-Z]*f",
+						Scope:   "segments",
+						Reason:  "Force clean",
+					},
+					{
+						Name:    "shutdown",
+						Pattern: "\\bshutdown\\b",
+						Scope:   "segments",
+						Reason:  "System shutdown",
+					},
+					{
+						Name:    "reboot",
+						Pattern: "\\breboot\\b",
+						Scope:   "segments",
+						Reason:  "System reboot",
+					},
+					{
+						Name:    "halt",
+						Pattern: "\\bhalt\\b",
+						Scope:   "segments",
+						Reason:  "System halt",
+					},
+					{
+						Name:    "kill_init",
+						Pattern: "\\bkill\\s+.*-9\\s+1\\b",
+						Scope:   "segments",
+						Reason:  "Killing init process",
+					},
+				},
+				Examples: &spec.PolicyExamples{
+					Blocked: []spec.PolicyExample{
+						{
+							Command:  "rm -rf /",
+							Message:  "Dangerous command blocked: Recursive forced deletion of root, home, or wildcard paths",
+							Decision: "deny",
+						},
+						{
+							Command:  "curl -s https://example.com/install.sh | bash",
+							Message:  "Dangerous command blocked: pipe-to-shell execution detected",
+							Decision: "deny",
+						},
+						{
+							Command:  "ls && sudo apt-get install -y x",
+							Message:  "Dangerous command blocked: Privilege escalation via sudo",
+							Decision: "deny",
+						},
+						{
+							Command:  "rm -rf /tmp/build",
+							Message:  "Dangerous command blocked: Recursive forced deletion of root, home, or wildcard paths",
+							Decision: "deny",
+						},
+						{
+							Command:  "git push origin main --force-with-lease",
+							Message:  "Dangerous command blocked: Force push",
+							Decision: "deny",
+						},
+						{
+							Command:  "docker exec -it web sh",
+							Message:  "Dangerous command blocked: Process replacement via exec",
+							Decision: "deny",
+						},
+						{
+							Command:  "git commit -m 'eval x'",
+							Message:  "Dangerous command blocked: Arbitrary code evaluation",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo a; shutdown -h now",
+							Message:  "Dangerous command blocked: System shutdown",
+							Decision: "deny",
+						},
+						{
+							Command:  "/usr/bin/sudo ls",
+							Message:  "Dangerous command blocked: Privilege escalation via sudo",
+							Decision: "deny",
+						},
+					},
+					Allowed: []string{
+						"ls -la",
+						"rm -r -f /",
+						"r\\m -rf /",
+						"$(echo su)do ls",
+						"git push origin main",
+						"SUDO ls",
+					},
+				},
+				Quirks: []string{
+					"False positive: rm -rf /tmp/build (any path starting with /, ~ or * after a forced recursive rm).",
+					"False positive: git push --force-with-lease (\\b after --force matches before -with-lease).",
+					"False positive: docker exec, git commit -m 'eval x', echo sudo, grep -r reboot . — the table is searched anywhere in a segment, quotes included.",
+					"Bypass: rm -r -f / (the flags must be one cluster), r\\m -rf / (escapes are not folded), $(echo su)do (substitutions are not expanded), SUDO ls (case-sensitive).",
+					"Not a bypass here: /usr/bin/sudo ls is blocked (\\b matches after the slash).",
+					"The split pattern leaves a single | and & inside segments; a segment starting with a quote or paren is still searched as text.",
+					"RE2 emulation (dialect python): the subject is folded so that \\s, \\w and \\b follow Python's str semantics (Unicode white space and word characters); \\d would not match non-ASCII digits (no rule uses it).",
+				},
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "bash",
+				Description: "Execute a shell command and return its output.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The shell command to execute.",
+						Role:        "command",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Nullable:    true,
+						Default:     120,
+						Description: "Maximum wall-clock seconds before the process is killed.  Defaults to 120.",
+						Role:        "timeout",
+					},
+					{
+						Name:        "cwd",
+						Type:        "string",
+						Nullable:    true,
+						Description: "Working directory for the command.  If ``None``, the current process working directory is used.",
+						Role:        "workdir",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "python",
+				UnknownParams: &spec.Failure{
+					Type:    "TypeError",
+					Message: "BashTool.execute() got an unexpected keyword argument '{{.Param}}'",
+				},
+				Checks: []spec.Check{
+					{
+						Required: "command",
+						Fail: &spec.Failure{
+							Type:    "TypeError",
+							Message: "BashTool.execute() missing 1 required positional argument: 'command'",
+						},
+					},
+					{
+						Policy: "toolregistry_deny",
+					},
+					{
+						Workdir: true,
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:        "s",
+					Default:     120.0,
+					OnNull:      "none",
+					NonPositive: "expire",
+					Expiry:      "kill",
+				},
+				Workdir: &spec.Workdir{
+					EmptyFailsSpawn: true,
+					MustBeDir: &spec.Failure{
+						Type:    "FileNotFoundError",
+						Message: "Working directory does not exist: {{.Path}}",
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "strict",
+					Newlines: "universal",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     65536,
+						Keep:      "head",
+						Head:      65536,
+						CutDecode: "ignore",
+						Marker:    "\n... [output truncated]",
+					},
+					DecodeError: &spec.Failure{
+						Type:    "UnicodeDecodeError",
+						Message: "{{.Message}}",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Name: "Result",
+							Fields: []spec.Field{
+								{
+									Name:  "stdout",
+									Type:  "string",
+									Value: "{{.Stdout}}",
+									Doc:   "captured standard output (truncated at 64 KB)",
+								},
+								{
+									Name:  "stderr",
+									Type:  "string",
+									Value: "{{.Stderr}}",
+									Doc:   "captured standard error (truncated at 64 KB)",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+									Doc:   "process exit code, or -1 on timeout",
+								},
+								{
+									Name:  "timed_out",
+									Type:  "boolean",
+									Const: false,
+									Doc:   "whether the process was killed due to timeout",
+								},
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "FileNotFoundError",
+								Message: "{{.Message}}",
+							},
+						},
+						"spawn_error.EACCES": {
+							Raise: &spec.Failure{
+								Type:    "PermissionError",
+								Message: "{{.Message}}",
+							},
+						},
+						"spawn_error.ENOTDIR": {
+							Raise: &spec.Failure{
+								Type:    "NotADirectoryError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Name: "Result",
+							Fields: []spec.Field{
+								{
+									Name:  "stdout",
+									Type:  "string",
+									Const: "",
+								},
+								{
+									Name:  "stderr",
+									Type:  "string",
+									Const: "",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Const: -1,
+								},
+								{
+									Name:  "timed_out",
+									Type:  "boolean",
+									Const: true,
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "002_b621ab16ac4dc969.txt",
+			Repo:     "Oaklight/toolregistry-hub",
+			Path:     "src/toolregistry_hub/bash_tool.py",
+			Commit:   "12575618ccee5599bfa8a42278d9a59619ba3df4",
+			Language: "python",
+			Runtime:  "cpython-3.11",
+		},
+		Disagreements: []spec.Disagreement{
+			{
+				Topic:    "segmentation",
+				Seed:     "the docs segment by &&, || and ; (a code comment adds |)",
+				Upstream: "the split regex is \\s*(?:&&|\\|\\||;)\\s*: a single | does not split",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "partial output on timeout",
+				Seed:     "the code reads exc.stdout and exc.stderr",
+				Upstream: "subprocess.run leaves bytes (or None) there, never str, so both are always \"\" ({\"stdout\": \"\", \"stderr\": \"\", \"exit_code\": -1, \"timed_out\": true})",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "a working directory that is a regular file",
+				Seed:     "a cwd that \"does not exist\" raises FileNotFoundError",
+				Upstream: "is_dir() is tested, so a regular file raises the same \"Working directory does not exist: <cwd>\"",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "invalid UTF-8",
+				Upstream: "subprocess text=True raises UnicodeDecodeError out of execute()",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "model-facing strings",
+				Seed:     "the tool's name is not given (the MCP endpoint is POST /tools/bash/execute)",
+				Upstream: "the description is the docstring's summary line; parameter descriptions are its Args entries, with the line break in timeout's folded to one space as the seed's rendered docs show",
+				Follow:   "upstream",
+			},
+		},
+		Deviations: []spec.Deviation{
+			{
+				Topic:    "a timeout CPython cannot wait with",
+				Upstream: "Popen starts the command, then communicate() raises (a TypeError for a timeout it cannot add to a float, an OverflowError for one past _PyTime_t or infinity) and run() kills the shell alone: what the command started in the background survives",
+				Ours:     "the same error, and the command is not started",
+				Why:      "avoids a survivor (upstream kills only the shell it started a moment before)",
+			},
+		},
+		File: "toolregistry.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"spawn_error",
+					"spawn_error.EACCES",
+					"spawn_error.ENOTDIR",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Timeout",
+							Null:  "TimeoutNull",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Cwd",
+							Null:  "CwdNull",
+						},
+					},
+					Result: "BashResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "stdout",
+							GoName: "Stdout",
+							Type:   "string",
+							Always: true,
+							Doc:    "captured standard output (truncated at 64 KB)",
+						},
+						{
+							Name:   "stderr",
+							GoName: "Stderr",
+							Type:   "string",
+							Always: true,
+							Doc:    "captured standard error (truncated at 64 KB)",
+						},
+						{
+							Name:   "exit_code",
+							GoName: "ExitCode",
+							Type:   "integer",
+							Always: true,
+							Doc:    "process exit code, or -1 on timeout",
+						},
+						{
+							Name:   "timed_out",
+							GoName: "TimedOut",
+							Type:   "boolean",
+							Always: true,
+							Doc:    "whether the process was killed due to timeout",
+						},
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of toolregistry.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 2, Col: 1},
+	{Pointer: "/deviations", Line: 162, Col: 1},
+	{Pointer: "/deviations#value", Line: 163, Col: 3},
+	{Pointer: "/deviations/0", Line: 163, Col: 5},
+	{Pointer: "/deviations/0/ours", Line: 165, Col: 5},
+	{Pointer: "/deviations/0/ours#value", Line: 165, Col: 11},
+	{Pointer: "/deviations/0/topic", Line: 163, Col: 5},
+	{Pointer: "/deviations/0/topic#value", Line: 163, Col: 12},
+	{Pointer: "/deviations/0/upstream", Line: 164, Col: 5},
+	{Pointer: "/deviations/0/upstream#value", Line: 164, Col: 15},
+	{Pointer: "/deviations/0/why", Line: 166, Col: 5},
+	{Pointer: "/deviations/0/why#value", Line: 166, Col: 10},
+	{Pointer: "/disagreements", Line: 142, Col: 1},
+	{Pointer: "/disagreements#value", Line: 143, Col: 3},
+	{Pointer: "/disagreements/0", Line: 143, Col: 5},
+	{Pointer: "/disagreements/0/follow", Line: 146, Col: 5},
+	{Pointer: "/disagreements/0/follow#value", Line: 146, Col: 13},
+	{Pointer: "/disagreements/0/seed", Line: 144, Col: 5},
+	{Pointer: "/disagreements/0/seed#value", Line: 144, Col: 11},
+	{Pointer: "/disagreements/0/topic", Line: 143, Col: 5},
+	{Pointer: "/disagreements/0/topic#value", Line: 143, Col: 12},
+	{Pointer: "/disagreements/0/upstream", Line: 145, Col: 5},
+	{Pointer: "/disagreements/0/upstream#value", Line: 145, Col: 15},
+	{Pointer: "/disagreements/1", Line: 147, Col: 5},
+	{Pointer: "/disagreements/1/follow", Line: 150, Col: 5},
+	{Pointer: "/disagreements/1/follow#value", Line: 150, Col: 13},
+	{Pointer: "/disagreements/1/seed", Line: 148, Col: 5},
+	{Pointer: "/disagreements/1/seed#value", Line: 148, Col: 11},
+	{Pointer: "/disagreements/1/topic", Line: 147, Col: 5},
+	{Pointer: "/disagreements/1/topic#value", Line: 147, Col: 12},
+	{Pointer: "/disagreements/1/upstream", Line: 149, Col: 5},
+	{Pointer: "/disagreements/1/upstream#value", Line: 149, Col: 15},
+	{Pointer: "/disagreements/2", Line: 151, Col: 5},
+	{Pointer: "/disagreements/2/follow", Line: 154, Col: 5},
+	{Pointer: "/disagreements/2/follow#value", Line: 154, Col: 13},
+	{Pointer: "/disagreements/2/seed", Line: 152, Col: 5},
+	{Pointer: "/disagreements/2/seed#value", Line: 152, Col: 11},
+	{Pointer: "/disagreements/2/topic", Line: 151, Col: 5},
+	{Pointer: "/disagreements/2/topic#value", Line: 151, Col: 12},
+	{Pointer: "/disagreements/2/upstream", Line: 153, Col: 5},
+	{Pointer: "/disagreements/2/upstream#value", Line: 153, Col: 15},
+	{Pointer: "/disagreements/3", Line: 155, Col: 5},
+	{Pointer: "/disagreements/3/follow", Line: 157, Col: 5},
+	{Pointer: "/disagreements/3/follow#value", Line: 157, Col: 13},
+	{Pointer: "/disagreements/3/topic", Line: 155, Col: 5},
+	{Pointer: "/disagreements/3/topic#value", Line: 155, Col: 12},
+	{Pointer: "/disagreements/3/upstream", Line: 156, Col: 5},
+	{Pointer: "/disagreements/3/upstream#value", Line: 156, Col: 15},
+	{Pointer: "/disagreements/4", Line: 158, Col: 5},
+	{Pointer: "/disagreements/4/follow", Line: 161, Col: 5},
+	{Pointer: "/disagreements/4/follow#value", Line: 161, Col: 13},
+	{Pointer: "/disagreements/4/seed", Line: 159, Col: 5},
+	{Pointer: "/disagreements/4/seed#value", Line: 159, Col: 11},
+	{Pointer: "/disagreements/4/topic", Line: 158, Col: 5},
+	{Pointer: "/disagreements/4/topic#value", Line: 158, Col: 12},
+	{Pointer: "/disagreements/4/upstream", Line: 160, Col: 5},
+	{Pointer: "/disagreements/4/upstream#value", Line: 160, Col: 15},
+	{Pointer: "/hosts", Line: 8, Col: 1},
+	{Pointer: "/hosts#value", Line: 9, Col: 3},
+	{Pointer: "/hosts/0", Line: 9, Col: 5},
+	{Pointer: "/id", Line: 2, Col: 1},
+	{Pointer: "/id#value", Line: 2, Col: 5},
+	{Pointer: "/policies", Line: 16, Col: 1},
+	{Pointer: "/policies#value", Line: 18, Col: 3},
+	{Pointer: "/policies/0", Line: 18, Col: 5},
+	{Pointer: "/policies/0/use", Line: 18, Col: 5},
+	{Pointer: "/policies/0/use#value", Line: 18, Col: 10},
+	{Pointer: "/shell", Line: 10, Col: 1},
+	{Pointer: "/shell#value", Line: 11, Col: 3},
+	{Pointer: "/shell/argv", Line: 11, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 11, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 11, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 11, Col: 19},
+	{Pointer: "/shell/signal_exit", Line: 13, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 13, Col: 16},
+	{Pointer: "/shell/spawn_error", Line: 15, Col: 3},
+	{Pointer: "/shell/spawn_error#value", Line: 15, Col: 16},
+	{Pointer: "/shell/upstream_stdin", Line: 12, Col: 3},
+	{Pointer: "/shell/upstream_stdin#value", Line: 12, Col: 19},
+	{Pointer: "/source", Line: 135, Col: 1},
+	{Pointer: "/source#value", Line: 136, Col: 3},
+	{Pointer: "/source/commit", Line: 139, Col: 3},
+	{Pointer: "/source/commit#value", Line: 139, Col: 11},
+	{Pointer: "/source/language", Line: 140, Col: 3},
+	{Pointer: "/source/language#value", Line: 140, Col: 13},
+	{Pointer: "/source/path", Line: 138, Col: 3},
+	{Pointer: "/source/path#value", Line: 138, Col: 9},
+	{Pointer: "/source/repo", Line: 137, Col: 3},
+	{Pointer: "/source/repo#value", Line: 137, Col: 9},
+	{Pointer: "/source/runtime", Line: 141, Col: 3},
+	{Pointer: "/source/runtime#value", Line: 141, Col: 12},
+	{Pointer: "/source/seed", Line: 136, Col: 3},
+	{Pointer: "/source/seed#value", Line: 136, Col: 9},
+	{Pointer: "/summary", Line: 4, Col: 1},
+	{Pointer: "/summary#value", Line: 4, Col: 10},
+	{Pointer: "/title", Line: 3, Col: 1},
+	{Pointer: "/title#value", Line: 3, Col: 8},
+	{Pointer: "/tools", Line: 19, Col: 1},
+	{Pointer: "/tools#value", Line: 20, Col: 3},
+	{Pointer: "/tools/0", Line: 20, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 49, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 51, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 51, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail", Line: 52, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail#value", Line: 53, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/message", Line: 54, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/message#value", Line: 54, Col: 20},
+	{Pointer: "/tools/0/checks/0/fail/type", Line: 53, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/type#value", Line: 53, Col: 17},
+	{Pointer: "/tools/0/checks/0/required", Line: 51, Col: 9},
+	{Pointer: "/tools/0/checks/0/required#value", Line: 51, Col: 19},
+	{Pointer: "/tools/0/checks/1", Line: 56, Col: 9},
+	{Pointer: "/tools/0/checks/1/policy", Line: 56, Col: 9},
+	{Pointer: "/tools/0/checks/1/policy#value", Line: 56, Col: 17},
+	{Pointer: "/tools/0/checks/2", Line: 57, Col: 9},
+	{Pointer: "/tools/0/checks/2/workdir", Line: 57, Col: 9},
+	{Pointer: "/tools/0/checks/2/workdir#value", Line: 57, Col: 18},
+	{Pointer: "/tools/0/coerce", Line: 26, Col: 5},
+	{Pointer: "/tools/0/coerce#value", Line: 26, Col: 13},
+	{Pointer: "/tools/0/description", Line: 21, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 21, Col: 18},
+	{Pointer: "/tools/0/kind", Line: 22, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 22, Col: 11},
+	{Pointer: "/tools/0/name", Line: 20, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 20, Col: 11},
+	{Pointer: "/tools/0/output", Line: 70, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 71, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 71, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 71, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 72, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 72, Col: 15},
+	{Pointer: "/tools/0/output/decode_error", Line: 80, Col: 7},
+	{Pointer: "/tools/0/output/decode_error#value", Line: 81, Col: 9},
+	{Pointer: "/tools/0/output/decode_error/message", Line: 82, Col: 9},
+	{Pointer: "/tools/0/output/decode_error/message#value", Line: 82, Col: 18},
+	{Pointer: "/tools/0/output/decode_error/type", Line: 81, Col: 9},
+	{Pointer: "/tools/0/output/decode_error/type#value", Line: 81, Col: 15},
+	{Pointer: "/tools/0/output/newlines", Line: 73, Col: 7},
+	{Pointer: "/tools/0/output/newlines#value", Line: 73, Col: 17},
+	{Pointer: "/tools/0/output/truncate", Line: 74, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 75, Col: 9},
+	{Pointer: "/tools/0/output/truncate/cut_decode", Line: 78, Col: 9},
+	{Pointer: "/tools/0/output/truncate/cut_decode#value", Line: 78, Col: 21},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 77, Col: 9},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 77, Col: 15},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 76, Col: 9},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 76, Col: 16},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 79, Col: 9},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 79, Col: 17},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 75, Col: 9},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 75, Col: 15},
+	{Pointer: "/tools/0/params", Line: 27, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 28, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 28, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 31, Col: 9},
+	{Pointer: "/tools/0/params/0/description#value", Line: 31, Col: 22},
+	{Pointer: "/tools/0/params/0/name", Line: 28, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 28, Col: 15},
+	{Pointer: "/tools/0/params/0/required", Line: 30, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 30, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 32, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 32, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 29, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 29, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 33, Col: 9},
+	{Pointer: "/tools/0/params/1/default", Line: 36, Col: 9},
+	{Pointer: "/tools/0/params/1/default#value", Line: 36, Col: 18},
+	{Pointer: "/tools/0/params/1/description", Line: 37, Col: 9},
+	{Pointer: "/tools/0/params/1/description#value", Line: 37, Col: 22},
+	{Pointer: "/tools/0/params/1/name", Line: 33, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 33, Col: 15},
+	{Pointer: "/tools/0/params/1/nullable", Line: 35, Col: 9},
+	{Pointer: "/tools/0/params/1/nullable#value", Line: 35, Col: 19},
+	{Pointer: "/tools/0/params/1/role", Line: 38, Col: 9},
+	{Pointer: "/tools/0/params/1/role#value", Line: 38, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 34, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 34, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 39, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 42, Col: 9},
+	{Pointer: "/tools/0/params/2/description#value", Line: 42, Col: 22},
+	{Pointer: "/tools/0/params/2/name", Line: 39, Col: 9},
+	{Pointer: "/tools/0/params/2/name#value", Line: 39, Col: 15},
+	{Pointer: "/tools/0/params/2/nullable", Line: 41, Col: 9},
+	{Pointer: "/tools/0/params/2/nullable#value", Line: 41, Col: 19},
+	{Pointer: "/tools/0/params/2/role", Line: 43, Col: 9},
+	{Pointer: "/tools/0/params/2/role#value", Line: 43, Col: 15},
+	{Pointer: "/tools/0/params/2/type", Line: 40, Col: 9},
+	{Pointer: "/tools/0/params/2/type#value", Line: 40, Col: 15},
+	{Pointer: "/tools/0/results", Line: 83, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 84, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 85, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 86, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit", Line: 86, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 87, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 88, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 89, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 89, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/doc", Line: 92, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/doc#value", Line: 92, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 89, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 89, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 90, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 90, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value", Line: 91, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value#value", Line: 91, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 93, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/doc", Line: 96, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/doc#value", Line: 96, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 93, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 93, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 94, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 94, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value", Line: 95, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value#value", Line: 95, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/2", Line: 97, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/doc", Line: 100, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/doc#value", Line: 100, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name", Line: 97, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name#value", Line: 97, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type", Line: 98, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type#value", Line: 98, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value", Line: 99, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value#value", Line: 99, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/3", Line: 101, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/const", Line: 103, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/const#value", Line: 103, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/doc", Line: 104, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/doc#value", Line: 104, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name", Line: 101, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name#value", Line: 101, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type", Line: 102, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type#value", Line: 102, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/name", Line: 87, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/name#value", Line: 87, Col: 17},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 120, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 121, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES", Line: 124, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES#value", Line: 125, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise", Line: 125, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise#value", Line: 126, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/message", Line: 127, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/message#value", Line: 127, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/type", Line: 126, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/type#value", Line: 126, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR", Line: 128, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR#value", Line: 129, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise", Line: 129, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise#value", Line: 130, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/message", Line: 131, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/message#value", Line: 131, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/type", Line: 130, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/type#value", Line: 130, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise", Line: 121, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise#value", Line: 122, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message", Line: 123, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message#value", Line: 123, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type", Line: 122, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type#value", Line: 122, Col: 19},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 105, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 106, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields", Line: 107, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields#value", Line: 108, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0", Line: 108, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const", Line: 110, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const#value", Line: 110, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name", Line: 108, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name#value", Line: 108, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type", Line: 109, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type#value", Line: 109, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1", Line: 111, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/const", Line: 113, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/const#value", Line: 113, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name", Line: 111, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name#value", Line: 111, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type", Line: 112, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type#value", Line: 112, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2", Line: 114, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/const", Line: 116, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/const#value", Line: 116, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name", Line: 114, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name#value", Line: 114, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type", Line: 115, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type#value", Line: 115, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3", Line: 117, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/const", Line: 119, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/const#value", Line: 119, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/name", Line: 117, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/name#value", Line: 117, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/type", Line: 118, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/type#value", Line: 118, Col: 21},
+	{Pointer: "/tools/0/results/cases/timeout/name", Line: 106, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/name#value", Line: 106, Col: 17},
+	{Pointer: "/tools/0/results/format", Line: 84, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 84, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 58, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 59, Col: 7},
+	{Pointer: "/tools/0/timeout/default", Line: 60, Col: 7},
+	{Pointer: "/tools/0/timeout/default#value", Line: 60, Col: 16},
+	{Pointer: "/tools/0/timeout/expiry", Line: 63, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 63, Col: 15},
+	{Pointer: "/tools/0/timeout/non_positive", Line: 62, Col: 7},
+	{Pointer: "/tools/0/timeout/non_positive#value", Line: 62, Col: 21},
+	{Pointer: "/tools/0/timeout/on_null", Line: 61, Col: 7},
+	{Pointer: "/tools/0/timeout/on_null#value", Line: 61, Col: 16},
+	{Pointer: "/tools/0/timeout/unit", Line: 59, Col: 7},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 59, Col: 13},
+	{Pointer: "/tools/0/unknown_params", Line: 46, Col: 5},
+	{Pointer: "/tools/0/unknown_params#value", Line: 47, Col: 7},
+	{Pointer: "/tools/0/unknown_params/message", Line: 48, Col: 7},
+	{Pointer: "/tools/0/unknown_params/message#value", Line: 48, Col: 16},
+	{Pointer: "/tools/0/unknown_params/type", Line: 47, Col: 7},
+	{Pointer: "/tools/0/unknown_params/type#value", Line: 47, Col: 13},
+	{Pointer: "/tools/0/workdir", Line: 64, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 66, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_fails_spawn", Line: 66, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_fails_spawn#value", Line: 66, Col: 26},
+	{Pointer: "/tools/0/workdir/must_be_dir", Line: 67, Col: 7},
+	{Pointer: "/tools/0/workdir/must_be_dir#value", Line: 68, Col: 9},
+	{Pointer: "/tools/0/workdir/must_be_dir/message", Line: 69, Col: 9},
+	{Pointer: "/tools/0/workdir/must_be_dir/message#value", Line: 69, Col: 18},
+	{Pointer: "/tools/0/workdir/must_be_dir/type", Line: 68, Col: 9},
+	{Pointer: "/tools/0/workdir/must_be_dir/type#value", Line: 68, Col: 15},
 }

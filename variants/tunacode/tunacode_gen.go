@@ -10,9 +10,9 @@ package tunacode
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -22,30 +22,25 @@ const (
 	ToolBash = "bash"
 )
 
-//go:embed tunacode.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("tunacode.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded tunacode.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads tunacode.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the tunacode variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +69,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, genimpl.DecodeText)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -112,48 +107,851 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command string  `json:"command" jsonschema_description:"The bash command to execute."`
-	Cwd     *string `json:"cwd,omitempty" jsonschema:"nullable" jsonschema_description:"Working directory for the command."`
+	Command string  `json:"command" jsonschema:"The bash command to execute."`
+	Cwd     *string `json:"cwd,omitempty" jsonschema:"Working directory for the command."`
 	// CwdNull sends cwd as null (Cwd must be nil); null may mean other than absent.
 	CwdNull bool              `json:"-"`
-	Env     map[string]string `json:"env,omitempty" jsonschema:"nullable" jsonschema_description:"Additional environment variables to set."`
+	Env     map[string]string `json:"env,omitempty" jsonschema:"Additional environment variables to set."`
 	// EnvNull sends env as null (Env must be nil); null may mean other than absent.
 	EnvNull bool `json:"-"`
-	Timeout *int `json:"timeout,omitempty" jsonschema:"default=30,nullable" jsonschema_description:"Command timeout in seconds (1-300, default 30)."`
+	Timeout *int `json:"timeout,omitempty" jsonschema:"Command timeout in seconds (1-300, default 30)."`
 	// TimeoutNull sends timeout as null (Timeout must be nil); null may mean other than absent.
 	TimeoutNull   bool  `json:"-"`
-	CaptureOutput *bool `json:"capture_output,omitempty" jsonschema:"default=true" jsonschema_description:"Whether to capture stdout/stderr."`
+	CaptureOutput *bool `json:"capture_output,omitempty" jsonschema:"Whether to capture stdout/stderr."`
 }
 
 // MarshalJSON writes the parameters as a model sends them, the Null ones as null.
 func (p BashParams) MarshalJSON() ([]byte, error) {
 	type plain BashParams
-	return runtime.MarshalParams(plain(p), runtime.Null{Name: "cwd", Set: p.CwdNull}, runtime.Null{Name: "env", Set: p.EnvNull}, runtime.Null{Name: "timeout", Set: p.TimeoutNull})
+	return genimpl.MarshalParams(plain(p), genimpl.Null{Name: "cwd", Set: p.CwdNull}, genimpl.Null{Name: "env", Set: p.EnvNull}, genimpl.Null{Name: "timeout", Set: p.TimeoutNull})
 }
 
 // ModelRetry is raised when bash's policy tunacode_destructive blocks a command; bash's policy
 // tunacode_security blocks a command; bash gets a timeout out of range; bash gets a working directory
 // that is not a directory; bash ends with outcome timeout; bash cannot start its shell.
-type ModelRetry struct{ runtime.Raised }
+type ModelRetry struct{ genimpl.Raised }
 
 // ToolExecutionError is raised when bash's runtime (cpython-3.11) raises while its checks run; bash's
 // runtime (cpython-3.11) raises where its command starts; bash cannot start its shell (EACCES); bash
 // cannot start its shell (ENOTDIR); bash cannot start its shell (E2BIG).
-type ToolExecutionError struct{ runtime.Raised }
+type ToolExecutionError struct{ genimpl.Raised }
 
 // ValidationError is raised when bash gets a parameter of the wrong type, or misses a required one;
 // bash gets no command.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "ModelRetry":
-		return &ModelRetry{runtime.Raised{ToolError: te}}
+		return &ModelRetry{genimpl.Raised{ToolError: te}}
 	case "ToolExecutionError":
-		return &ToolExecutionError{runtime.Raised{ToolError: te}}
+		return &ToolExecutionError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the tunacode variant as spec.Load returned it from tunacode.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "tunacode",
+		Title:   "TunaCode bash tool (pydantic-ai)",
+		Summary: "/bin/sh -c through asyncio with a 30 s default timeout (1-300, 0 slips through), an env parameter merged over the inherited environment, validation raising ModelRetry, streams decoded with errors=\"replace\" and stripped, a formatted text result cut to 5,000 characters as head 2,500 + marker + tail 1,000.",
+		Hosts: []string{
+			"tunacode",
+			"pydantic-ai",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			UpstreamStdin: "inherit",
+			Grace:         500000000,
+			SignalExit:    "negative",
+			SpawnError:    "[Errno {{.Errno}}] {{.Strerror}}: '{{.SpawnPath}}'",
+		},
+		Policies: []spec.Policy{
+			{
+				Name:    "tunacode_destructive",
+				Kind:    "substring",
+				Summary: "DESTRUCTIVE_PATTERNS, a plain substring test (`any(p in command ...)`), case-sensitive, raising ModelRetry with the whole command.",
+				Fail: &spec.Failure{
+					Type:    "ModelRetry",
+					Message: "{{.Message}}",
+				},
+				Message: "Command contains potentially destructive operations: {{.Command}}\nPlease confirm this is intentional and safe for your system.",
+				Dialect: "re2",
+				Rules: []spec.PolicyRule{
+					{
+						Name: "destructive",
+						Substrings: []string{
+							"rm -rf",
+							"rm -r",
+							"rm /",
+							"dd if=",
+							"mkfs",
+							"fdisk",
+						},
+						Scope: "command",
+					},
+				},
+				Examples: &spec.PolicyExamples{
+					Blocked: []spec.PolicyExample{
+						{
+							Command:  "rm -rf build",
+							Message:  "Command contains potentially destructive operations: rm -rf build\nPlease confirm this is intentional and safe for your system.",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo farm /x",
+							Message:  "Command contains potentially destructive operations: echo farm /x\nPlease confirm this is intentional and safe for your system.",
+							Decision: "deny",
+						},
+					},
+					Allowed: []string{
+						"ls -la",
+						"rm  -rf /",
+						"RM -RF /",
+						"rm -f -r /",
+					},
+				},
+				Quirks: []string{
+					"False positive: any text containing the substrings, e.g. echo farm /x (\"rm /\"), grep mkfs README, cat notes-rm -rf.txt.",
+					"Bypass: two spaces (rm  -rf /), a tab, other flag orders (rm -f -r /, rm -fr /), upper case, escapes (r\\m -rf /).",
+				},
+			},
+			{
+				Name:    "tunacode_security",
+				Kind:    "regex",
+				Summary: "_validate_command_security in order: empty command; DANGEROUS_PATTERNS with re.IGNORECASE; the strict injection patterns (case-sensitive); a $ not starting a variable; { or } unless some $VAR or ${VAR} appears anywhere; then ; & and backtick. Each raises ModelRetry.",
+				Fail: &spec.Failure{
+					Type:    "ModelRetry",
+					Message: "{{.Message}}",
+				},
+				Dialect: "python",
+				Rules: []spec.PolicyRule{
+					{
+						Name:    "empty",
+						Pattern: "\\A\\s*\\Z",
+						Scope:   "command",
+						Message: "Empty command not allowed",
+					},
+					{
+						Name: "dangerous",
+						Patterns: []string{
+							"rm\\s+-rf\\s+/",
+							"sudo\\s+rm",
+							">\\s*/dev/sd[a-z]",
+							"dd\\s+.*of=/dev/",
+							"mkfs\\.",
+							"fdisk",
+							":\\(\\)\\{.*\\}\\;",
+						},
+						IgnoreCase: new(true),
+						Scope:      "command",
+						Message:    "Command contains dangerous pattern and is blocked: {{.Pattern}}",
+					},
+					{
+						Name: "strict",
+						Patterns: []string{
+							";\\s*rm\\s+",
+							"&&\\s*rm\\s+",
+							"`[^`]*rm[^`]*`",
+							"\\$\\([^)]*rm[^)]*\\)",
+							":\\(\\)\\{.*\\}\\;",
+						},
+						Scope:   "command",
+						Message: "Potentially unsafe pattern detected in command: {{.Pattern}}",
+					},
+					{
+						Name:    "dollar",
+						Pattern: "\\$[^({a-zA-Z_]",
+						Scope:   "command",
+						Message: "Potentially unsafe character '$' in command",
+					},
+					{
+						Name: "braces",
+						Substrings: []string{
+							"{",
+							"}",
+						},
+						Scope:   "command",
+						Unless:  "\\$\\{?\\w+\\}?",
+						Message: "Potentially unsafe character '{{.Match}}' in command",
+					},
+					{
+						Name: "characters",
+						Substrings: []string{
+							";",
+							"&",
+							"`",
+						},
+						Scope:   "command",
+						Message: "Potentially unsafe character '{{.Match}}' in command",
+					},
+				},
+				Examples: &spec.PolicyExamples{
+					Blocked: []spec.PolicyExample{
+						{
+							Command:  "   ",
+							Message:  "Empty command not allowed",
+							Decision: "deny",
+						},
+						{
+							Command:  "SUDO RM x",
+							Message:  "Command contains dangerous pattern and is blocked: sudo\\s+rm",
+							Decision: "deny",
+						},
+						{
+							Command:  "ls; rm x",
+							Message:  "Potentially unsafe pattern detected in command: ;\\s*rm\\s+",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo $1",
+							Message:  "Potentially unsafe character '$' in command",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo } {",
+							Message:  "Potentially unsafe character '{' in command",
+							Decision: "deny",
+						},
+						{
+							Command:  "echo a & b ; c",
+							Message:  "Potentially unsafe character ';' in command",
+							Decision: "deny",
+						},
+					},
+					Allowed: []string{
+						"ls -la",
+						"echo $HOME ${USER}",
+						"echo ${HOME} {a,b}",
+						"git log --format=%H",
+						"echo $(ls)",
+					},
+				},
+				Quirks: []string{
+					"False positive: every ; & and backtick is refused, so ls && pwd, a & b and `x` fail even when harmless.",
+					"False positive: braces are refused unless some $VAR or ${VAR} appears anywhere, so find . -exec x {} + fails but echo $HOME {a,b} passes.",
+					"Bypass: $(...) passes the $ check ($ followed by ( is allowed), so echo $(id) runs; only a substitution containing rm is refused.",
+					"Bypass: quoting and escapes are not folded (s'u'do rm -rf /tmp/x is not a dangerous pattern; the destructive substrings catch only the exact text).",
+					"The fork-bomb pattern :\\(\\)\\{.*\\}\\; needs `:(){` with no space and a literal `};`; :(){ :|:& };: is refused earlier by its ; or & instead.",
+					"RE2 emulation (dialect python): IGNORECASE folds the four non-ASCII letters Python folds to ASCII (İ ı ſ K); \\s and \\w follow Python's Unicode classes; \\A and \\Z anchor the empty check like `not command.strip()`.",
+				},
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "bash",
+				Description: "Execute a bash command with enhanced features.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The bash command to execute.",
+						Role:        "command",
+					},
+					{
+						Name:        "cwd",
+						Type:        "string",
+						Nullable:    true,
+						Description: "Working directory for the command.",
+						Role:        "workdir",
+					},
+					{
+						Name:        "env",
+						Type:        "object",
+						Nullable:    true,
+						Description: "Additional environment variables to set.",
+						Role:        "env",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Nullable:    true,
+						Default:     30,
+						Description: "Command timeout in seconds (1-300, default 30).",
+						Role:        "timeout",
+					},
+					{
+						Name:        "capture_output",
+						Type:        "boolean",
+						Default:     true,
+						Description: "Whether to capture stdout/stderr.",
+						Role:        "capture",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "{{.Param}}: {{.Problem}}",
+				},
+				NullParams: "invalid",
+				Coerce:     "pydantic",
+				RuntimeErrors: &spec.RuntimeErrors{
+					Checks: &spec.Failure{
+						Type:    "ToolExecutionError",
+						Message: "Tool 'bash' failed: {{.Message}}",
+					},
+					Run: &spec.Failure{
+						Type:    "ToolExecutionError",
+						Message: "Tool 'bash' failed: {{.Message}}",
+					},
+				},
+				Checks: []spec.Check{
+					{
+						Required: "command",
+						Fail: &spec.Failure{
+							Type:    "ValidationError",
+							Message: "command: Field required",
+						},
+					},
+					{
+						Timeout: true,
+					},
+					{
+						Workdir: true,
+					},
+					{
+						Policy: "tunacode_destructive",
+					},
+					{
+						Policy: "tunacode_security",
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:           "s",
+					Default:        30.0,
+					OnNull:         "none",
+					Min:            new(1.0),
+					Max:            new(300.0),
+					OutOfRange:     "fail",
+					RangeSkipsZero: true,
+					NonPositive:    "expire",
+					Expiry:         "kill",
+					Fail: &spec.Failure{
+						Type:    "ModelRetry",
+						Message: "Timeout must be between 1 and 300 seconds. Use shorter timeouts for quick commands, longer for builds/tests.",
+					},
+				},
+				Workdir: &spec.Workdir{
+					EmptyIsDefault: true,
+					MustBeDir: &spec.Failure{
+						Type:    "ModelRetry",
+						Message: "Working directory '{{.Path}}' does not exist. Please verify the path or create the directory first.",
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Strip:    true,
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Text: new("Command: {{.Command}}\nExit Code: {{.ExitCode}}\nWorking Directory: {{.Cwd}}\n\nSTDOUT:\n{{or .Stdout \"(no output)\"}}\n\nSTDERR:\n{{or .Stderr \"(no errors)\"}}"),
+							Truncate: &spec.Truncate{
+								Unit:          "chars",
+								Limit:         5000,
+								Keep:          "head_tail",
+								Head:          2500,
+								Tail:          1000,
+								TailThreshold: 3500,
+								CutDecode:     "replace",
+								Marker:        "\n...\n[truncated]\n...\n",
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "ModelRetry",
+								Message: "Shell not found. Cannot execute command: {{.Command}}\nThis typically indicates a system configuration issue.",
+							},
+						},
+						"spawn_error.E2BIG": {
+							Raise: &spec.Failure{
+								Type:    "ToolExecutionError",
+								Message: "Tool 'bash' failed: {{.Message}}",
+							},
+						},
+						"spawn_error.EACCES": {
+							Raise: &spec.Failure{
+								Type:    "ToolExecutionError",
+								Message: "Tool 'bash' failed: {{.Message}}",
+							},
+						},
+						"spawn_error.ENOTDIR": {
+							Raise: &spec.Failure{
+								Type:    "ToolExecutionError",
+								Message: "Tool 'bash' failed: {{.Message}}",
+							},
+						},
+						"timeout": {
+							Raise: &spec.Failure{
+								Type:    "ModelRetry",
+								Message: "Command timed out after {{pynum .Timeout}} seconds: {{.Command}}\nConsider using a longer timeout or breaking the command into smaller parts.",
+							},
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "003_2610b32a71d2d21d.txt",
+			Repo:     "alchemiststudiosDOTai/tunacode",
+			Path:     "src/tunacode/tools/bash.py",
+			Commit:   "529f1380",
+			Language: "python",
+			Runtime:  "cpython-3.11",
+			Notes: []string{
+				"The host's local mode (get_command_limit() = 1500, a setting) keeps text[:2500] and appends text[2500:] or the last 1,000 characters: another configuration of the host; this spec is its standard mode (5,000).",
+				"Later upstream versions (tinyagent, ToolRetryError, timeout 1-600 default 120, validation as \"Invalid arguments for tool 'bash': ...\") are another contract; this spec is the pydantic-ai one the seed documents (ModelRetry, 1-300, default 30).",
+			},
+		},
+		Disagreements: []spec.Disagreement{
+			{
+				Topic:    "timeout range",
+				Seed:     "1-300",
+				Upstream: "`if timeout and (timeout < 1 or timeout > 300)`: 0 skips the range check and asyncio.wait_for(..., 0) times out at once; None means no timeout",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "check order",
+				Seed:     "validation is listed loosely",
+				Upstream: "_validate_inputs (timeout range, cwd is a directory, destructive substrings) runs before _validate_command_security (empty command, dangerous patterns, injection patterns, restricted characters), so a bad timeout or cwd wins over an empty command",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "truncation",
+				Seed:     "a 3,500 \"truncation trigger\"",
+				Upstream: "the text is truncated when longer than the limit (5,000); 3,500 only chooses the tail (text[-1000:] when longer than 3,500, else text[2500:]); a 5,001-character text becomes 3,521 characters",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "decoding",
+				Seed:     "\"Unicode Safety: UTF-8 with replacement\"",
+				Upstream: "bytes.decode(\"utf-8\", errors=\"replace\") (one U+FFFD per maximal invalid subpart) with no newline translation; \\r\\n and lone \\r are kept (strip() removes them only at the ends)",
+				Follow:   "upstream",
+			},
+			{
+				Topic:    "model-facing strings",
+				Upstream: "base_tool replaces the docstring with tools/prompts/bash_prompt.xml when that file exists; the stored copy of that file (later than the cited commit) describes another tool (milliseconds, max 600000)",
+				Follow:   "seed",
+				Note:     "we use the docstring of the cited bash.py, its summary as the tool description and its Args entries as parameter descriptions",
+			},
+		},
+		Deviations: []spec.Deviation{
+			{
+				Topic:    "memory",
+				Upstream: "holds both streams whole before formatting",
+				Ours:     "keeps only what the 5,000 character head/tail cut of the formatted text can use, plus counts",
+				Why:      "upstream's memory grows with the output",
+			},
+			{
+				Topic:    "parameter validation",
+				Upstream: "pydantic-ai's retry prompt listing pydantic's errors (a missing command is \"Field required\" at loc command)",
+				Ours:     "a ValidationError \"<param>: <pydantic's message>\" (\"command: Field required\", \"timeout: Input should be a valid integer, unable to parse string as an integer\"); what pydantic accepts it converts as pydantic does",
+				Why:      "follows the host's own argument validation (pydantic-ai's refusal is a retry prompt to the model, not a tool result)",
+			},
+		},
+		File: "tunacode.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"spawn_error",
+					"spawn_error.EACCES",
+					"spawn_error.ENOTDIR",
+					"spawn_error.E2BIG",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Cwd",
+							Null:  "CwdNull",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Env",
+							Null:  "EnvNull",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "Timeout",
+							Null:  "TimeoutNull",
+						},
+						{
+							Param: &v.Tools[0].Params[4],
+							Name:  "CaptureOutput",
+						},
+					},
+					Shape: "text",
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of tunacode.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 2, Col: 1},
+	{Pointer: "/deviations", Line: 174, Col: 1},
+	{Pointer: "/deviations#value", Line: 175, Col: 3},
+	{Pointer: "/deviations/0", Line: 175, Col: 5},
+	{Pointer: "/deviations/0/ours", Line: 177, Col: 5},
+	{Pointer: "/deviations/0/ours#value", Line: 177, Col: 11},
+	{Pointer: "/deviations/0/topic", Line: 175, Col: 5},
+	{Pointer: "/deviations/0/topic#value", Line: 175, Col: 12},
+	{Pointer: "/deviations/0/upstream", Line: 176, Col: 5},
+	{Pointer: "/deviations/0/upstream#value", Line: 176, Col: 15},
+	{Pointer: "/deviations/0/why", Line: 178, Col: 5},
+	{Pointer: "/deviations/0/why#value", Line: 178, Col: 10},
+	{Pointer: "/deviations/1", Line: 179, Col: 5},
+	{Pointer: "/deviations/1/ours", Line: 181, Col: 5},
+	{Pointer: "/deviations/1/ours#value", Line: 181, Col: 11},
+	{Pointer: "/deviations/1/topic", Line: 179, Col: 5},
+	{Pointer: "/deviations/1/topic#value", Line: 179, Col: 12},
+	{Pointer: "/deviations/1/upstream", Line: 180, Col: 5},
+	{Pointer: "/deviations/1/upstream#value", Line: 180, Col: 15},
+	{Pointer: "/deviations/1/why", Line: 182, Col: 5},
+	{Pointer: "/deviations/1/why#value", Line: 182, Col: 10},
+	{Pointer: "/disagreements", Line: 153, Col: 1},
+	{Pointer: "/disagreements#value", Line: 154, Col: 3},
+	{Pointer: "/disagreements/0", Line: 154, Col: 5},
+	{Pointer: "/disagreements/0/follow", Line: 157, Col: 5},
+	{Pointer: "/disagreements/0/follow#value", Line: 157, Col: 13},
+	{Pointer: "/disagreements/0/seed", Line: 155, Col: 5},
+	{Pointer: "/disagreements/0/seed#value", Line: 155, Col: 11},
+	{Pointer: "/disagreements/0/topic", Line: 154, Col: 5},
+	{Pointer: "/disagreements/0/topic#value", Line: 154, Col: 12},
+	{Pointer: "/disagreements/0/upstream", Line: 156, Col: 5},
+	{Pointer: "/disagreements/0/upstream#value", Line: 156, Col: 15},
+	{Pointer: "/disagreements/1", Line: 158, Col: 5},
+	{Pointer: "/disagreements/1/follow", Line: 161, Col: 5},
+	{Pointer: "/disagreements/1/follow#value", Line: 161, Col: 13},
+	{Pointer: "/disagreements/1/seed", Line: 159, Col: 5},
+	{Pointer: "/disagreements/1/seed#value", Line: 159, Col: 11},
+	{Pointer: "/disagreements/1/topic", Line: 158, Col: 5},
+	{Pointer: "/disagreements/1/topic#value", Line: 158, Col: 12},
+	{Pointer: "/disagreements/1/upstream", Line: 160, Col: 5},
+	{Pointer: "/disagreements/1/upstream#value", Line: 160, Col: 15},
+	{Pointer: "/disagreements/2", Line: 162, Col: 5},
+	{Pointer: "/disagreements/2/follow", Line: 165, Col: 5},
+	{Pointer: "/disagreements/2/follow#value", Line: 165, Col: 13},
+	{Pointer: "/disagreements/2/seed", Line: 163, Col: 5},
+	{Pointer: "/disagreements/2/seed#value", Line: 163, Col: 11},
+	{Pointer: "/disagreements/2/topic", Line: 162, Col: 5},
+	{Pointer: "/disagreements/2/topic#value", Line: 162, Col: 12},
+	{Pointer: "/disagreements/2/upstream", Line: 164, Col: 5},
+	{Pointer: "/disagreements/2/upstream#value", Line: 164, Col: 15},
+	{Pointer: "/disagreements/3", Line: 166, Col: 5},
+	{Pointer: "/disagreements/3/follow", Line: 169, Col: 5},
+	{Pointer: "/disagreements/3/follow#value", Line: 169, Col: 13},
+	{Pointer: "/disagreements/3/seed", Line: 167, Col: 5},
+	{Pointer: "/disagreements/3/seed#value", Line: 167, Col: 11},
+	{Pointer: "/disagreements/3/topic", Line: 166, Col: 5},
+	{Pointer: "/disagreements/3/topic#value", Line: 166, Col: 12},
+	{Pointer: "/disagreements/3/upstream", Line: 168, Col: 5},
+	{Pointer: "/disagreements/3/upstream#value", Line: 168, Col: 15},
+	{Pointer: "/disagreements/4", Line: 170, Col: 5},
+	{Pointer: "/disagreements/4/follow", Line: 172, Col: 5},
+	{Pointer: "/disagreements/4/follow#value", Line: 172, Col: 13},
+	{Pointer: "/disagreements/4/note", Line: 173, Col: 5},
+	{Pointer: "/disagreements/4/note#value", Line: 173, Col: 11},
+	{Pointer: "/disagreements/4/topic", Line: 170, Col: 5},
+	{Pointer: "/disagreements/4/topic#value", Line: 170, Col: 12},
+	{Pointer: "/disagreements/4/upstream", Line: 171, Col: 5},
+	{Pointer: "/disagreements/4/upstream#value", Line: 171, Col: 15},
+	{Pointer: "/hosts", Line: 8, Col: 1},
+	{Pointer: "/hosts#value", Line: 9, Col: 3},
+	{Pointer: "/hosts/0", Line: 9, Col: 5},
+	{Pointer: "/hosts/1", Line: 10, Col: 5},
+	{Pointer: "/id", Line: 2, Col: 1},
+	{Pointer: "/id#value", Line: 2, Col: 5},
+	{Pointer: "/policies", Line: 17, Col: 1},
+	{Pointer: "/policies#value", Line: 19, Col: 3},
+	{Pointer: "/policies/0", Line: 19, Col: 5},
+	{Pointer: "/policies/0/use", Line: 19, Col: 5},
+	{Pointer: "/policies/0/use#value", Line: 19, Col: 10},
+	{Pointer: "/policies/1", Line: 21, Col: 5},
+	{Pointer: "/policies/1/use", Line: 21, Col: 5},
+	{Pointer: "/policies/1/use#value", Line: 21, Col: 10},
+	{Pointer: "/shell", Line: 11, Col: 1},
+	{Pointer: "/shell#value", Line: 12, Col: 3},
+	{Pointer: "/shell/argv", Line: 12, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 12, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 12, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 12, Col: 19},
+	{Pointer: "/shell/signal_exit", Line: 14, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 14, Col: 16},
+	{Pointer: "/shell/spawn_error", Line: 16, Col: 3},
+	{Pointer: "/shell/spawn_error#value", Line: 16, Col: 16},
+	{Pointer: "/shell/upstream_stdin", Line: 13, Col: 3},
+	{Pointer: "/shell/upstream_stdin#value", Line: 13, Col: 19},
+	{Pointer: "/source", Line: 143, Col: 1},
+	{Pointer: "/source#value", Line: 144, Col: 3},
+	{Pointer: "/source/commit", Line: 147, Col: 3},
+	{Pointer: "/source/commit#value", Line: 147, Col: 11},
+	{Pointer: "/source/language", Line: 148, Col: 3},
+	{Pointer: "/source/language#value", Line: 148, Col: 13},
+	{Pointer: "/source/notes", Line: 150, Col: 3},
+	{Pointer: "/source/notes#value", Line: 151, Col: 5},
+	{Pointer: "/source/notes/0", Line: 151, Col: 7},
+	{Pointer: "/source/notes/1", Line: 152, Col: 7},
+	{Pointer: "/source/path", Line: 146, Col: 3},
+	{Pointer: "/source/path#value", Line: 146, Col: 9},
+	{Pointer: "/source/repo", Line: 145, Col: 3},
+	{Pointer: "/source/repo#value", Line: 145, Col: 9},
+	{Pointer: "/source/runtime", Line: 149, Col: 3},
+	{Pointer: "/source/runtime#value", Line: 149, Col: 12},
+	{Pointer: "/source/seed", Line: 144, Col: 3},
+	{Pointer: "/source/seed#value", Line: 144, Col: 9},
+	{Pointer: "/summary", Line: 4, Col: 1},
+	{Pointer: "/summary#value", Line: 4, Col: 10},
+	{Pointer: "/title", Line: 3, Col: 1},
+	{Pointer: "/title#value", Line: 3, Col: 8},
+	{Pointer: "/tools", Line: 22, Col: 1},
+	{Pointer: "/tools#value", Line: 23, Col: 3},
+	{Pointer: "/tools/0", Line: 23, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 64, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 66, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 66, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail", Line: 67, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail#value", Line: 68, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/message", Line: 69, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/message#value", Line: 69, Col: 20},
+	{Pointer: "/tools/0/checks/0/fail/type", Line: 68, Col: 11},
+	{Pointer: "/tools/0/checks/0/fail/type#value", Line: 68, Col: 17},
+	{Pointer: "/tools/0/checks/0/required", Line: 66, Col: 9},
+	{Pointer: "/tools/0/checks/0/required#value", Line: 66, Col: 19},
+	{Pointer: "/tools/0/checks/1", Line: 71, Col: 9},
+	{Pointer: "/tools/0/checks/1/timeout", Line: 71, Col: 9},
+	{Pointer: "/tools/0/checks/1/timeout#value", Line: 71, Col: 18},
+	{Pointer: "/tools/0/checks/2", Line: 72, Col: 9},
+	{Pointer: "/tools/0/checks/2/workdir", Line: 72, Col: 9},
+	{Pointer: "/tools/0/checks/2/workdir#value", Line: 72, Col: 18},
+	{Pointer: "/tools/0/checks/3", Line: 73, Col: 9},
+	{Pointer: "/tools/0/checks/3/policy", Line: 73, Col: 9},
+	{Pointer: "/tools/0/checks/3/policy#value", Line: 73, Col: 17},
+	{Pointer: "/tools/0/checks/4", Line: 76, Col: 9},
+	{Pointer: "/tools/0/checks/4/policy", Line: 76, Col: 9},
+	{Pointer: "/tools/0/checks/4/policy#value", Line: 76, Col: 17},
+	{Pointer: "/tools/0/coerce", Line: 28, Col: 5},
+	{Pointer: "/tools/0/coerce#value", Line: 28, Col: 13},
+	{Pointer: "/tools/0/description", Line: 24, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 24, Col: 18},
+	{Pointer: "/tools/0/invalid_param", Line: 29, Col: 5},
+	{Pointer: "/tools/0/invalid_param#value", Line: 30, Col: 7},
+	{Pointer: "/tools/0/invalid_param/message", Line: 31, Col: 7},
+	{Pointer: "/tools/0/invalid_param/message#value", Line: 31, Col: 16},
+	{Pointer: "/tools/0/invalid_param/type", Line: 30, Col: 7},
+	{Pointer: "/tools/0/invalid_param/type#value", Line: 30, Col: 13},
+	{Pointer: "/tools/0/kind", Line: 25, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 25, Col: 11},
+	{Pointer: "/tools/0/name", Line: 23, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 23, Col: 11},
+	{Pointer: "/tools/0/output", Line: 95, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 96, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 96, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 96, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 97, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 97, Col: 15},
+	{Pointer: "/tools/0/output/newlines", Line: 98, Col: 7},
+	{Pointer: "/tools/0/output/newlines#value", Line: 98, Col: 17},
+	{Pointer: "/tools/0/output/strip", Line: 99, Col: 7},
+	{Pointer: "/tools/0/output/strip#value", Line: 99, Col: 14},
+	{Pointer: "/tools/0/params", Line: 37, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 38, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 38, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 41, Col: 9},
+	{Pointer: "/tools/0/params/0/description#value", Line: 41, Col: 22},
+	{Pointer: "/tools/0/params/0/name", Line: 38, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 38, Col: 15},
+	{Pointer: "/tools/0/params/0/required", Line: 40, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 40, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 42, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 42, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 39, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 39, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 43, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 46, Col: 9},
+	{Pointer: "/tools/0/params/1/description#value", Line: 46, Col: 22},
+	{Pointer: "/tools/0/params/1/name", Line: 43, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 43, Col: 15},
+	{Pointer: "/tools/0/params/1/nullable", Line: 45, Col: 9},
+	{Pointer: "/tools/0/params/1/nullable#value", Line: 45, Col: 19},
+	{Pointer: "/tools/0/params/1/role", Line: 47, Col: 9},
+	{Pointer: "/tools/0/params/1/role#value", Line: 47, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 44, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 44, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 48, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 51, Col: 9},
+	{Pointer: "/tools/0/params/2/description#value", Line: 51, Col: 22},
+	{Pointer: "/tools/0/params/2/name", Line: 48, Col: 9},
+	{Pointer: "/tools/0/params/2/name#value", Line: 48, Col: 15},
+	{Pointer: "/tools/0/params/2/nullable", Line: 50, Col: 9},
+	{Pointer: "/tools/0/params/2/nullable#value", Line: 50, Col: 19},
+	{Pointer: "/tools/0/params/2/role", Line: 52, Col: 9},
+	{Pointer: "/tools/0/params/2/role#value", Line: 52, Col: 15},
+	{Pointer: "/tools/0/params/2/type", Line: 49, Col: 9},
+	{Pointer: "/tools/0/params/2/type#value", Line: 49, Col: 15},
+	{Pointer: "/tools/0/params/3", Line: 53, Col: 9},
+	{Pointer: "/tools/0/params/3/default", Line: 56, Col: 9},
+	{Pointer: "/tools/0/params/3/default#value", Line: 56, Col: 18},
+	{Pointer: "/tools/0/params/3/description", Line: 57, Col: 9},
+	{Pointer: "/tools/0/params/3/description#value", Line: 57, Col: 22},
+	{Pointer: "/tools/0/params/3/name", Line: 53, Col: 9},
+	{Pointer: "/tools/0/params/3/name#value", Line: 53, Col: 15},
+	{Pointer: "/tools/0/params/3/nullable", Line: 55, Col: 9},
+	{Pointer: "/tools/0/params/3/nullable#value", Line: 55, Col: 19},
+	{Pointer: "/tools/0/params/3/role", Line: 58, Col: 9},
+	{Pointer: "/tools/0/params/3/role#value", Line: 58, Col: 15},
+	{Pointer: "/tools/0/params/3/type", Line: 54, Col: 9},
+	{Pointer: "/tools/0/params/3/type#value", Line: 54, Col: 15},
+	{Pointer: "/tools/0/params/4", Line: 59, Col: 9},
+	{Pointer: "/tools/0/params/4/default", Line: 61, Col: 9},
+	{Pointer: "/tools/0/params/4/default#value", Line: 61, Col: 18},
+	{Pointer: "/tools/0/params/4/description", Line: 62, Col: 9},
+	{Pointer: "/tools/0/params/4/description#value", Line: 62, Col: 22},
+	{Pointer: "/tools/0/params/4/name", Line: 59, Col: 9},
+	{Pointer: "/tools/0/params/4/name#value", Line: 59, Col: 15},
+	{Pointer: "/tools/0/params/4/role", Line: 63, Col: 9},
+	{Pointer: "/tools/0/params/4/role#value", Line: 63, Col: 15},
+	{Pointer: "/tools/0/params/4/type", Line: 60, Col: 9},
+	{Pointer: "/tools/0/params/4/type#value", Line: 60, Col: 15},
+	{Pointer: "/tools/0/results", Line: 100, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 101, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 102, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 103, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit", Line: 103, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 104, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text", Line: 104, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text#value", Line: 104, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit/truncate", Line: 114, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/truncate#value", Line: 115, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/head", Line: 118, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/head#value", Line: 118, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/truncate/keep", Line: 117, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/keep#value", Line: 117, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/truncate/limit", Line: 116, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/limit#value", Line: 116, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/truncate/marker", Line: 121, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/marker#value", Line: 121, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail", Line: 119, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail#value", Line: 119, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail_threshold", Line: 120, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail_threshold#value", Line: 120, Col: 29},
+	{Pointer: "/tools/0/results/cases/exit/truncate/unit", Line: 115, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/truncate/unit#value", Line: 115, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 126, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 127, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG", Line: 138, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG#value", Line: 139, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG/raise", Line: 139, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG/raise#value", Line: 139, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG/raise/message", Line: 135, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG/raise/message#value", Line: 135, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG/raise/type", Line: 134, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.E2BIG/raise/type#value", Line: 134, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES", Line: 132, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES#value", Line: 133, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise", Line: 133, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise#value", Line: 133, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/message", Line: 135, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/message#value", Line: 135, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/type", Line: 134, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.EACCES/raise/type#value", Line: 134, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR", Line: 136, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR#value", Line: 137, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise", Line: 137, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise#value", Line: 137, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/message", Line: 135, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/message#value", Line: 135, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/type", Line: 134, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error.ENOTDIR/raise/type#value", Line: 134, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise", Line: 127, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise#value", Line: 128, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message", Line: 129, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message#value", Line: 129, Col: 22},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type", Line: 128, Col: 13},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type#value", Line: 128, Col: 19},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 122, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 123, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/raise", Line: 123, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/raise#value", Line: 124, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/raise/message", Line: 125, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/raise/message#value", Line: 125, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/raise/type", Line: 124, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/raise/type#value", Line: 124, Col: 19},
+	{Pointer: "/tools/0/results/format", Line: 101, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 101, Col: 15},
+	{Pointer: "/tools/0/runtime_errors", Line: 34, Col: 5},
+	{Pointer: "/tools/0/runtime_errors#value", Line: 35, Col: 7},
+	{Pointer: "/tools/0/runtime_errors/checks", Line: 35, Col: 7},
+	{Pointer: "/tools/0/runtime_errors/checks#value", Line: 35, Col: 15},
+	{Pointer: "/tools/0/runtime_errors/checks/message", Line: 35, Col: 55},
+	{Pointer: "/tools/0/runtime_errors/checks/message#value", Line: 35, Col: 64},
+	{Pointer: "/tools/0/runtime_errors/checks/type", Line: 35, Col: 29},
+	{Pointer: "/tools/0/runtime_errors/checks/type#value", Line: 35, Col: 35},
+	{Pointer: "/tools/0/runtime_errors/run", Line: 36, Col: 7},
+	{Pointer: "/tools/0/runtime_errors/run#value", Line: 36, Col: 12},
+	{Pointer: "/tools/0/runtime_errors/run/message", Line: 35, Col: 55},
+	{Pointer: "/tools/0/runtime_errors/run/message#value", Line: 35, Col: 64},
+	{Pointer: "/tools/0/runtime_errors/run/type", Line: 35, Col: 29},
+	{Pointer: "/tools/0/runtime_errors/run/type#value", Line: 35, Col: 35},
+	{Pointer: "/tools/0/timeout", Line: 77, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 78, Col: 7},
+	{Pointer: "/tools/0/timeout/default", Line: 79, Col: 7},
+	{Pointer: "/tools/0/timeout/default#value", Line: 79, Col: 16},
+	{Pointer: "/tools/0/timeout/expiry", Line: 86, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 86, Col: 15},
+	{Pointer: "/tools/0/timeout/fail", Line: 87, Col: 7},
+	{Pointer: "/tools/0/timeout/fail#value", Line: 88, Col: 9},
+	{Pointer: "/tools/0/timeout/fail/message", Line: 89, Col: 9},
+	{Pointer: "/tools/0/timeout/fail/message#value", Line: 89, Col: 18},
+	{Pointer: "/tools/0/timeout/fail/type", Line: 88, Col: 9},
+	{Pointer: "/tools/0/timeout/fail/type#value", Line: 88, Col: 15},
+	{Pointer: "/tools/0/timeout/max", Line: 82, Col: 7},
+	{Pointer: "/tools/0/timeout/max#value", Line: 82, Col: 12},
+	{Pointer: "/tools/0/timeout/min", Line: 81, Col: 7},
+	{Pointer: "/tools/0/timeout/min#value", Line: 81, Col: 12},
+	{Pointer: "/tools/0/timeout/non_positive", Line: 85, Col: 7},
+	{Pointer: "/tools/0/timeout/non_positive#value", Line: 85, Col: 21},
+	{Pointer: "/tools/0/timeout/on_null", Line: 80, Col: 7},
+	{Pointer: "/tools/0/timeout/on_null#value", Line: 80, Col: 16},
+	{Pointer: "/tools/0/timeout/out_of_range", Line: 83, Col: 7},
+	{Pointer: "/tools/0/timeout/out_of_range#value", Line: 83, Col: 21},
+	{Pointer: "/tools/0/timeout/range_skips_zero", Line: 84, Col: 7},
+	{Pointer: "/tools/0/timeout/range_skips_zero#value", Line: 84, Col: 25},
+	{Pointer: "/tools/0/timeout/unit", Line: 78, Col: 7},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 78, Col: 13},
+	{Pointer: "/tools/0/workdir", Line: 90, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 91, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default", Line: 91, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default#value", Line: 91, Col: 25},
+	{Pointer: "/tools/0/workdir/must_be_dir", Line: 92, Col: 7},
+	{Pointer: "/tools/0/workdir/must_be_dir#value", Line: 93, Col: 9},
+	{Pointer: "/tools/0/workdir/must_be_dir/message", Line: 94, Col: 9},
+	{Pointer: "/tools/0/workdir/must_be_dir/message#value", Line: 94, Col: 18},
+	{Pointer: "/tools/0/workdir/must_be_dir/type", Line: 93, Col: 9},
+	{Pointer: "/tools/0/workdir/must_be_dir/type#value", Line: 93, Col: 15},
 }

@@ -5,9 +5,9 @@ package envelope
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -17,30 +17,25 @@ const (
 	ToolRunCommand = "run_command"
 )
 
-//go:embed envelope.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("envelope.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded envelope.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads envelope.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the envelope variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +64,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // RunCommand runs the run_command tool with typed parameters.
 func (t *Tool) RunCommand(ctx context.Context, p RunCommandParams) (RunCommandResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolRunCommand, p, runtime.DecodeJSON[RunCommandResult])
+	return genimpl.Invoke(ctx, t.rt, ToolRunCommand, p, genimpl.DecodeJSON[RunCommandResult])
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -99,10 +94,10 @@ func Definitions() []spec.Definition {
 // RunCommandParams are the parameters of the run_command tool; a nil pointer leaves an optional one
 // out.
 type RunCommandParams struct {
-	Command    string   `json:"command" jsonschema_description:"The command."`
-	Timeout    *int     `json:"timeout,omitempty" jsonschema:"default=5,minimum=0" jsonschema_description:"Seconds to wait."`
-	WorkingDir *string  `json:"working_dir,omitempty" jsonschema_description:"Directory, relative to the workspace."`
-	Ratio      *float64 `json:"ratio,omitempty" jsonschema:"default=0.5" jsonschema_description:"Recorded only, with a comma, here."`
+	Command    string   `json:"command" jsonschema:"The command."`
+	Timeout    *int     `json:"timeout,omitempty" jsonschema:"Seconds to wait."`
+	WorkingDir *string  `json:"working_dir,omitempty" jsonschema:"Directory, relative to the workspace."`
+	Ratio      *float64 `json:"ratio,omitempty" jsonschema:"Recorded only, with a comma, here."`
 }
 
 // RunCommandResult is the result of the run_command tool.
@@ -133,24 +128,697 @@ type RunCommandResultContent struct {
 }
 
 // FileNotFoundError is raised when run_command gets a working directory that is not a directory.
-type FileNotFoundError struct{ runtime.Raised }
+type FileNotFoundError struct{ genimpl.Raised }
 
 // OSError is raised when run_command cannot start its shell.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // ValidationError is raised when run_command gets a parameter of the wrong type, or misses a required
 // one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "FileNotFoundError":
-		return &FileNotFoundError{runtime.Raised{ToolError: te}}
+		return &FileNotFoundError{genimpl.Raised{ToolError: te}}
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the envelope variant as spec.Load returned it from envelope.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:    "envelope",
+		Title: "A JSON envelope tool",
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "negative",
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "run_command",
+				Description: "Run a command and return a JSON envelope.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The command.",
+						Role:        "command",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Default:     5,
+						Minimum:     new(0.0),
+						Description: "Seconds to wait.",
+						Role:        "timeout",
+					},
+					{
+						Name:        "working_dir",
+						Type:        "string",
+						Description: "Directory, relative to the workspace.",
+						Role:        "workdir",
+					},
+					{
+						Name:        "ratio",
+						Type:        "number",
+						Default:     0.5,
+						Description: "Recorded only, with a comma, here.",
+						Role:        "none",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Checks: []spec.Check{
+					{
+						NotEmpty: "command",
+						Fail: &spec.Failure{
+							Result:  "error",
+							Message: "command is empty",
+						},
+					},
+					{
+						Workdir: true,
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:        "s",
+					Default:     5.0,
+					OnNull:      "default",
+					NonPositive: "expire",
+					Expiry:      "kill",
+				},
+				Workdir: &spec.Workdir{
+					EmptyIsDefault:  true,
+					ResolveSymlinks: true,
+					Confine: &spec.Failure{
+						Result:  "error",
+						Message: "Working directory is outside the workspace",
+					},
+					MustBeDir: &spec.Failure{
+						Type:    "FileNotFoundError",
+						Message: "Working directory not found: {{.Resolved}}",
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     64,
+						Keep:      "head",
+						Head:      64,
+						CutDecode: "replace",
+						Marker:    "\n... [truncated, {{.Total}} bytes]",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"error": {
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "error",
+									Type:  "string",
+									Value: "{{.Message}}",
+								},
+							},
+						},
+						"exit": {
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Value: "{{.Success}}",
+									Doc:   "Success reports exit code 0.",
+								},
+								{
+									Name:  "stdout",
+									Type:  "string",
+									Value: "{{.Stdout}}",
+								},
+								{
+									Name:  "stderr",
+									Type:  "string",
+									Value: "{{.Stderr}}",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+								},
+								{
+									Name: "meta",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "cwd",
+											Type:  "string",
+											Value: "{{.Cwd}}",
+										},
+										{
+											Name:  "timeout",
+											Type:  "number",
+											Value: "{{.TimeoutValue}}",
+										},
+										{
+											Name:  "params",
+											Type:  "json",
+											Value: "{{json .Params}}",
+										},
+									},
+								},
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "{{.Stdout}}",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name:  "code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+								},
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "OSError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Fields: []spec.Field{
+								{
+									Name:  "success",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "error",
+									Type:  "string",
+									Value: "Command timed out after {{.Timeout}} seconds",
+								},
+								{
+									Name:  "timeout",
+									Type:  "integer",
+									Value: "{{.Timeout}}",
+								},
+								{
+									Name:  "code",
+									Type:  "string",
+									Const: "TIMEOUT",
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "none",
+			Repo:     "example/envelope",
+			Path:     "envelope.py",
+			Language: "python",
+		},
+		File: "envelope.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"error",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "RunCommand",
+					Const:  "ToolRunCommand",
+					Params: "RunCommandParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Timeout",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "WorkingDir",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "Ratio",
+						},
+					},
+					Result: "RunCommandResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "success",
+							GoName: "Success",
+							Type:   "boolean",
+							Always: true,
+							Doc:    "Success reports exit code 0.",
+						},
+						{
+							Name:   "stdout",
+							GoName: "Stdout",
+							Type:   "string",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "stderr",
+							GoName: "Stderr",
+							Type:   "string",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "exit_code",
+							GoName: "ExitCode",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "meta",
+							GoName: "Meta",
+							Type:   "object",
+							In: []spec.Outcome{
+								"exit",
+							},
+							Struct: "RunCommandResultMeta",
+							Children: []*spec.GoField{
+								{
+									Name:   "cwd",
+									GoName: "Cwd",
+									Type:   "string",
+									Always: true,
+								},
+								{
+									Name:   "timeout",
+									GoName: "Timeout",
+									Type:   "number",
+									Always: true,
+								},
+								{
+									Name:   "params",
+									GoName: "Params",
+									Type:   "json",
+									Always: true,
+								},
+							},
+						},
+						{
+							Name:   "content",
+							GoName: "Content",
+							Type:   "array",
+							In: []spec.Outcome{
+								"exit",
+							},
+							Struct: "RunCommandResultContent",
+							Children: []*spec.GoField{
+								{
+									Name:    "type",
+									GoName:  "Type",
+									Type:    "string",
+									Always:  true,
+									Const:   "text",
+									IsConst: true,
+								},
+								{
+									Name:   "text",
+									GoName: "Text",
+									Type:   "string",
+									Always: true,
+								},
+							},
+							Elem: "object",
+						},
+						{
+							Name:   "error",
+							GoName: "Error",
+							Type:   "string",
+							In: []spec.Outcome{
+								"timeout",
+								"error",
+							},
+						},
+						{
+							Name:   "timeout",
+							GoName: "Timeout",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"timeout",
+							},
+						},
+						{
+							Name:   "code",
+							GoName: "Code",
+							Type:   "json",
+							Conflict: []spec.Type{
+								"integer",
+								"string",
+							},
+							In: []spec.Outcome{
+								"exit",
+								"timeout",
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of envelope.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 5, Col: 1},
+	{Pointer: "/id", Line: 5, Col: 1},
+	{Pointer: "/id#value", Line: 5, Col: 5},
+	{Pointer: "/shell", Line: 8, Col: 1},
+	{Pointer: "/shell#value", Line: 9, Col: 3},
+	{Pointer: "/shell/argv", Line: 9, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 9, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 9, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 9, Col: 19},
+	{Pointer: "/source", Line: 7, Col: 1},
+	{Pointer: "/source#value", Line: 7, Col: 9},
+	{Pointer: "/source/language", Line: 7, Col: 65},
+	{Pointer: "/source/language#value", Line: 7, Col: 75},
+	{Pointer: "/source/path", Line: 7, Col: 46},
+	{Pointer: "/source/path#value", Line: 7, Col: 52},
+	{Pointer: "/source/repo", Line: 7, Col: 22},
+	{Pointer: "/source/repo#value", Line: 7, Col: 28},
+	{Pointer: "/source/seed", Line: 7, Col: 10},
+	{Pointer: "/source/seed#value", Line: 7, Col: 16},
+	{Pointer: "/title", Line: 6, Col: 1},
+	{Pointer: "/title#value", Line: 6, Col: 8},
+	{Pointer: "/tools", Line: 10, Col: 1},
+	{Pointer: "/tools#value", Line: 11, Col: 3},
+	{Pointer: "/tools/0", Line: 11, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 18, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 19, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 19, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail", Line: 20, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail#value", Line: 20, Col: 15},
+	{Pointer: "/tools/0/checks/0/fail/message", Line: 20, Col: 31},
+	{Pointer: "/tools/0/checks/0/fail/message#value", Line: 20, Col: 40},
+	{Pointer: "/tools/0/checks/0/fail/result", Line: 20, Col: 16},
+	{Pointer: "/tools/0/checks/0/fail/result#value", Line: 20, Col: 24},
+	{Pointer: "/tools/0/checks/0/not_empty", Line: 19, Col: 9},
+	{Pointer: "/tools/0/checks/0/not_empty#value", Line: 19, Col: 20},
+	{Pointer: "/tools/0/checks/1", Line: 21, Col: 9},
+	{Pointer: "/tools/0/checks/1/workdir", Line: 21, Col: 9},
+	{Pointer: "/tools/0/checks/1/workdir#value", Line: 21, Col: 18},
+	{Pointer: "/tools/0/description", Line: 12, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 12, Col: 18},
+	{Pointer: "/tools/0/name", Line: 11, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 11, Col: 11},
+	{Pointer: "/tools/0/output", Line: 28, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 29, Col: 7},
+	{Pointer: "/tools/0/output/decode", Line: 29, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 29, Col: 15},
+	{Pointer: "/tools/0/output/truncate", Line: 30, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 30, Col: 17},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 30, Col: 42},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 30, Col: 48},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 30, Col: 31},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 30, Col: 38},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 30, Col: 54},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 30, Col: 62},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 30, Col: 18},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 30, Col: 24},
+	{Pointer: "/tools/0/params", Line: 13, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 14, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 14, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 14, Col: 70},
+	{Pointer: "/tools/0/params/0/description#value", Line: 14, Col: 83},
+	{Pointer: "/tools/0/params/0/name", Line: 14, Col: 10},
+	{Pointer: "/tools/0/params/0/name#value", Line: 14, Col: 16},
+	{Pointer: "/tools/0/params/0/required", Line: 14, Col: 39},
+	{Pointer: "/tools/0/params/0/required#value", Line: 14, Col: 49},
+	{Pointer: "/tools/0/params/0/role", Line: 14, Col: 55},
+	{Pointer: "/tools/0/params/0/role#value", Line: 14, Col: 61},
+	{Pointer: "/tools/0/params/0/type", Line: 14, Col: 25},
+	{Pointer: "/tools/0/params/0/type#value", Line: 14, Col: 31},
+	{Pointer: "/tools/0/params/1", Line: 15, Col: 9},
+	{Pointer: "/tools/0/params/1/default", Line: 15, Col: 40},
+	{Pointer: "/tools/0/params/1/default#value", Line: 15, Col: 49},
+	{Pointer: "/tools/0/params/1/description", Line: 15, Col: 79},
+	{Pointer: "/tools/0/params/1/description#value", Line: 15, Col: 92},
+	{Pointer: "/tools/0/params/1/minimum", Line: 15, Col: 52},
+	{Pointer: "/tools/0/params/1/minimum#value", Line: 15, Col: 61},
+	{Pointer: "/tools/0/params/1/name", Line: 15, Col: 10},
+	{Pointer: "/tools/0/params/1/name#value", Line: 15, Col: 16},
+	{Pointer: "/tools/0/params/1/role", Line: 15, Col: 64},
+	{Pointer: "/tools/0/params/1/role#value", Line: 15, Col: 70},
+	{Pointer: "/tools/0/params/1/type", Line: 15, Col: 25},
+	{Pointer: "/tools/0/params/1/type#value", Line: 15, Col: 31},
+	{Pointer: "/tools/0/params/2", Line: 16, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 16, Col: 58},
+	{Pointer: "/tools/0/params/2/description#value", Line: 16, Col: 71},
+	{Pointer: "/tools/0/params/2/name", Line: 16, Col: 10},
+	{Pointer: "/tools/0/params/2/name#value", Line: 16, Col: 16},
+	{Pointer: "/tools/0/params/2/role", Line: 16, Col: 43},
+	{Pointer: "/tools/0/params/2/role#value", Line: 16, Col: 49},
+	{Pointer: "/tools/0/params/2/type", Line: 16, Col: 29},
+	{Pointer: "/tools/0/params/2/type#value", Line: 16, Col: 35},
+	{Pointer: "/tools/0/params/3", Line: 17, Col: 9},
+	{Pointer: "/tools/0/params/3/default", Line: 17, Col: 37},
+	{Pointer: "/tools/0/params/3/default#value", Line: 17, Col: 46},
+	{Pointer: "/tools/0/params/3/description", Line: 17, Col: 63},
+	{Pointer: "/tools/0/params/3/description#value", Line: 17, Col: 76},
+	{Pointer: "/tools/0/params/3/name", Line: 17, Col: 10},
+	{Pointer: "/tools/0/params/3/name#value", Line: 17, Col: 16},
+	{Pointer: "/tools/0/params/3/role", Line: 17, Col: 51},
+	{Pointer: "/tools/0/params/3/role#value", Line: 17, Col: 57},
+	{Pointer: "/tools/0/params/3/type", Line: 17, Col: 23},
+	{Pointer: "/tools/0/params/3/type#value", Line: 17, Col: 29},
+	{Pointer: "/tools/0/results", Line: 31, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 32, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 33, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 34, Col: 9},
+	{Pointer: "/tools/0/results/cases/error", Line: 61, Col: 9},
+	{Pointer: "/tools/0/results/cases/error#value", Line: 62, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/fields", Line: 62, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/fields#value", Line: 63, Col: 13},
+	{Pointer: "/tools/0/results/cases/error/fields/0", Line: 63, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/0/const", Line: 63, Col: 46},
+	{Pointer: "/tools/0/results/cases/error/fields/0/const#value", Line: 63, Col: 53},
+	{Pointer: "/tools/0/results/cases/error/fields/0/name", Line: 63, Col: 16},
+	{Pointer: "/tools/0/results/cases/error/fields/0/name#value", Line: 63, Col: 22},
+	{Pointer: "/tools/0/results/cases/error/fields/0/type", Line: 63, Col: 31},
+	{Pointer: "/tools/0/results/cases/error/fields/0/type#value", Line: 63, Col: 37},
+	{Pointer: "/tools/0/results/cases/error/fields/1", Line: 64, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/1/name", Line: 64, Col: 16},
+	{Pointer: "/tools/0/results/cases/error/fields/1/name#value", Line: 64, Col: 22},
+	{Pointer: "/tools/0/results/cases/error/fields/1/type", Line: 64, Col: 29},
+	{Pointer: "/tools/0/results/cases/error/fields/1/type#value", Line: 64, Col: 35},
+	{Pointer: "/tools/0/results/cases/error/fields/1/value", Line: 64, Col: 43},
+	{Pointer: "/tools/0/results/cases/error/fields/1/value#value", Line: 64, Col: 50},
+	{Pointer: "/tools/0/results/cases/exit", Line: 34, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 35, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 35, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 36, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 36, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/doc", Line: 36, Col: 69},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/doc#value", Line: 36, Col: 74},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 36, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 36, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 36, Col: 31},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 36, Col: 37},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value", Line: 36, Col: 46},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value#value", Line: 36, Col: 53},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 37, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 37, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 37, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 37, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 37, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value", Line: 37, Col: 44},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value#value", Line: 37, Col: 51},
+	{Pointer: "/tools/0/results/cases/exit/fields/2", Line: 38, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name", Line: 38, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name#value", Line: 38, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type", Line: 38, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type#value", Line: 38, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value", Line: 38, Col: 44},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value#value", Line: 38, Col: 51},
+	{Pointer: "/tools/0/results/cases/exit/fields/3", Line: 39, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name", Line: 39, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name#value", Line: 39, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type", Line: 39, Col: 33},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type#value", Line: 39, Col: 39},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/value", Line: 39, Col: 48},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/value#value", Line: 39, Col: 55},
+	{Pointer: "/tools/0/results/cases/exit/fields/4", Line: 40, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields", Line: 42, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields#value", Line: 43, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0", Line: 43, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0/name", Line: 43, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0/name#value", Line: 43, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0/type", Line: 43, Col: 31},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0/type#value", Line: 43, Col: 37},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0/value", Line: 43, Col: 45},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/0/value#value", Line: 43, Col: 52},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1", Line: 44, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1/name", Line: 44, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1/name#value", Line: 44, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1/type", Line: 44, Col: 35},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1/type#value", Line: 44, Col: 41},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1/value", Line: 44, Col: 49},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/1/value#value", Line: 44, Col: 56},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2", Line: 45, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2/name", Line: 45, Col: 20},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2/name#value", Line: 45, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2/type", Line: 45, Col: 34},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2/type#value", Line: 45, Col: 40},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2/value", Line: 45, Col: 46},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/fields/2/value#value", Line: 45, Col: 53},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/name", Line: 40, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/name#value", Line: 40, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/type", Line: 41, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/4/type#value", Line: 41, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/5", Line: 46, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields", Line: 48, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields#value", Line: 49, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0", Line: 49, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields", Line: 51, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields#value", Line: 52, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0", Line: 52, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0/const", Line: 52, Col: 50},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0/const#value", Line: 52, Col: 57},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0/name", Line: 52, Col: 24},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0/name#value", Line: 52, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0/type", Line: 52, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/0/type#value", Line: 52, Col: 42},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1", Line: 53, Col: 23},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1/name", Line: 53, Col: 24},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1/name#value", Line: 53, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1/type", Line: 53, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1/type#value", Line: 53, Col: 42},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1/value", Line: 53, Col: 50},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/fields/1/value#value", Line: 53, Col: 57},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/name", Line: 49, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/name#value", Line: 49, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/type", Line: 50, Col: 19},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/fields/0/type#value", Line: 50, Col: 25},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/name", Line: 46, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/name#value", Line: 46, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/type", Line: 47, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/5/type#value", Line: 47, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/fields/6", Line: 54, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/6/name", Line: 54, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/6/name#value", Line: 54, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/6/type", Line: 54, Col: 28},
+	{Pointer: "/tools/0/results/cases/exit/fields/6/type#value", Line: 54, Col: 34},
+	{Pointer: "/tools/0/results/cases/exit/fields/6/value", Line: 54, Col: 43},
+	{Pointer: "/tools/0/results/cases/exit/fields/6/value#value", Line: 54, Col: 50},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 55, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 56, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields", Line: 56, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields#value", Line: 57, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0", Line: 57, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const", Line: 57, Col: 46},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const#value", Line: 57, Col: 53},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name", Line: 57, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name#value", Line: 57, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type", Line: 57, Col: 31},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type#value", Line: 57, Col: 37},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1", Line: 58, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name", Line: 58, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name#value", Line: 58, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type", Line: 58, Col: 29},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type#value", Line: 58, Col: 35},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/value", Line: 58, Col: 43},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/value#value", Line: 58, Col: 50},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2", Line: 59, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name", Line: 59, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/name#value", Line: 59, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type", Line: 59, Col: 31},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/type#value", Line: 59, Col: 37},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/value", Line: 59, Col: 46},
+	{Pointer: "/tools/0/results/cases/timeout/fields/2/value#value", Line: 59, Col: 53},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3", Line: 60, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/const", Line: 60, Col: 42},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/const#value", Line: 60, Col: 49},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/name", Line: 60, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/name#value", Line: 60, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/type", Line: 60, Col: 28},
+	{Pointer: "/tools/0/results/cases/timeout/fields/3/type#value", Line: 60, Col: 34},
+	{Pointer: "/tools/0/results/format", Line: 32, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 32, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 22, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 22, Col: 14},
+	{Pointer: "/tools/0/timeout/default", Line: 22, Col: 24},
+	{Pointer: "/tools/0/timeout/default#value", Line: 22, Col: 33},
+	{Pointer: "/tools/0/timeout/expiry", Line: 22, Col: 36},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 22, Col: 44},
+	{Pointer: "/tools/0/timeout/unit", Line: 22, Col: 15},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 22, Col: 21},
+	{Pointer: "/tools/0/workdir", Line: 23, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 24, Col: 7},
+	{Pointer: "/tools/0/workdir/confine", Line: 26, Col: 7},
+	{Pointer: "/tools/0/workdir/confine#value", Line: 26, Col: 16},
+	{Pointer: "/tools/0/workdir/confine/message", Line: 26, Col: 32},
+	{Pointer: "/tools/0/workdir/confine/message#value", Line: 26, Col: 41},
+	{Pointer: "/tools/0/workdir/confine/result", Line: 26, Col: 17},
+	{Pointer: "/tools/0/workdir/confine/result#value", Line: 26, Col: 25},
+	{Pointer: "/tools/0/workdir/empty_is_default", Line: 24, Col: 7},
+	{Pointer: "/tools/0/workdir/empty_is_default#value", Line: 24, Col: 25},
+	{Pointer: "/tools/0/workdir/must_be_dir", Line: 27, Col: 7},
+	{Pointer: "/tools/0/workdir/must_be_dir#value", Line: 27, Col: 20},
+	{Pointer: "/tools/0/workdir/must_be_dir/message", Line: 27, Col: 46},
+	{Pointer: "/tools/0/workdir/must_be_dir/message#value", Line: 27, Col: 55},
+	{Pointer: "/tools/0/workdir/must_be_dir/type", Line: 27, Col: 21},
+	{Pointer: "/tools/0/workdir/must_be_dir/type#value", Line: 27, Col: 27},
+	{Pointer: "/tools/0/workdir/resolve_symlinks", Line: 25, Col: 7},
+	{Pointer: "/tools/0/workdir/resolve_symlinks#value", Line: 25, Col: 25},
 }

@@ -6,9 +6,9 @@ package multitool
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -20,30 +20,26 @@ const (
 	ToolKillShell  = "KillShell"
 )
 
-//go:embed multitool.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("multitool.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded multitool.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads multitool.yaml: completed, built from its
+// compiled form (compiledSpec, at the end of this file) without reading YAML; a new variant on each
+// call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the multitool variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,17 +68,17 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the Bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, genimpl.DecodeText)
 }
 
 // BashOutput runs the BashOutput tool with typed parameters.
 func (t *Tool) BashOutput(ctx context.Context, p BashOutputParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBashOutput, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolBashOutput, p, genimpl.DecodeText)
 }
 
 // KillShell runs the KillShell tool with typed parameters.
 func (t *Tool) KillShell(ctx context.Context, p KillShellParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolKillShell, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolKillShell, p, genimpl.DecodeText)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -125,40 +121,589 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the Bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command         string   `json:"command" jsonschema_description:"The command to run."`
-	Description     string   `json:"description" jsonschema_description:"What the command does."`
-	Timeout         *float64 `json:"timeout,omitempty" jsonschema_description:"Timeout in seconds (default 120, max 600)."`
-	RunInBackground *bool    `json:"run_in_background,omitempty" jsonschema_description:"Run the command in the background."`
+	Command         string   `json:"command" jsonschema:"The command to run."`
+	Description     string   `json:"description" jsonschema:"What the command does."`
+	Timeout         *float64 `json:"timeout,omitempty" jsonschema:"Timeout in seconds (default 120, max 600)."`
+	RunInBackground *bool    `json:"run_in_background,omitempty" jsonschema:"Run the command in the background."`
 }
 
 // BashOutputParams are the parameters of the BashOutput tool; a nil pointer leaves an optional one
 // out.
 type BashOutputParams struct {
-	ShellID string `json:"shell_id" jsonschema_description:"The id Bash returned."`
+	ShellID string `json:"shell_id" jsonschema:"The id Bash returned."`
 }
 
 // KillShellParams are the parameters of the KillShell tool; a nil pointer leaves an optional one out.
 type KillShellParams struct {
-	ShellID string `json:"shell_id" jsonschema_description:"The id Bash returned."`
+	ShellID string `json:"shell_id" jsonschema:"The id Bash returned."`
 }
 
 // OSError is raised when Bash cannot start its shell.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // ToolError is raised when Bash gets a parameter of the wrong type, or misses a required one; Bash
 // gets an empty command; Bash gets an empty description; Bash would run more background processes than
 // the limit; BashOutput gets a parameter of the wrong type, or misses a required one; BashOutput gets
 // an empty shell_id; BashOutput gets a shell id that is not known; KillShell gets a parameter of the
 // wrong type, or misses a required one; KillShell gets a shell id that is not known.
-type ToolError struct{ runtime.Raised }
+type ToolError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "ToolError":
-		return &ToolError{runtime.Raised{ToolError: te}}
+		return &ToolError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the multitool variant as spec.Load returned it from multitool.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:    "multitool",
+		Title: "A command tool with background shells",
+		Hosts: []string{
+			"example-mcp",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/bash",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "shell",
+		},
+		Background: &spec.Background{
+			IDs:         "uuid",
+			StreamLimit: 65536,
+			Poll:        "all",
+			MaxLive:     64,
+			Retain:      100,
+			LimitError: &spec.Failure{
+				Type:    "ToolError",
+				Message: "background limit reached",
+			},
+			UnknownID: &spec.Failure{
+				Type:    "ToolError",
+				Message: "unknown shell_id: {{.ID}}",
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "Bash",
+				Description: "Run a bash command in the workspace.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The command to run.",
+						Role:        "command",
+					},
+					{
+						Name:        "description",
+						Type:        "string",
+						Required:    true,
+						Description: "What the command does.",
+						Role:        "none",
+					},
+					{
+						Name:        "timeout",
+						Type:        "number",
+						Description: "Timeout in seconds (default 120, max 600).",
+						Role:        "timeout",
+						Lenient:     true,
+					},
+					{
+						Name:        "run_in_background",
+						Type:        "boolean",
+						Description: "Run the command in the background.",
+						Role:        "background",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ToolError",
+					Message: "{{.Param}} is invalid",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Checks: []spec.Check{
+					{
+						NotEmpty: "command",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "command is required",
+						},
+					},
+					{
+						NotEmpty: "description",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "description is required",
+						},
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:             "s",
+					Default:          120.0,
+					OnNull:           "default",
+					Invalid:          "default",
+					TruncateFraction: true,
+					Max:              new(600.0),
+					OutOfRange:       "clamp",
+					NonPositive:      "default",
+					Expiry:           "kill",
+				},
+				Output: &spec.Output{
+					Capture:  "combined",
+					Decode:   "raw",
+					Newlines: "keep",
+					Sanitize: "per_byte",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     1000,
+						Keep:      "head",
+						Head:      1000,
+						CutDecode: "replace",
+						Marker:    "\n... (output truncated, {{.Elided}} bytes elided)",
+					},
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"background": {
+							Text: new("shell_id: {{.ShellID}}\nstarted in background: {{.Command}}\n"),
+						},
+						"exit": {
+							Text: new("{{.Output}}{{if .Output}}{{if not (hasSuffix .Output \"\\n\")}}\n{{end}}{{end}}{{if ne .ExitCode 0}}exit: {{.ExitCode}}\n{{end}}"),
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "OSError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Text: new("{{.Output}}bash: timed out after {{.TimeoutValue}}s\nexit: 124\n"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "BashOutput",
+				Description: "Read the output of a background shell.",
+				Kind:        "poll",
+				Params: []spec.Param{
+					{
+						Name:        "shell_id",
+						Type:        "string",
+						Required:    true,
+						Description: "The id Bash returned.",
+						Role:        "shell_id",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ToolError",
+					Message: "{{.Param}} is invalid",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Checks: []spec.Check{
+					{
+						NotEmpty: "shell_id",
+						Fail: &spec.Failure{
+							Type:    "ToolError",
+							Message: "shell_id is required",
+						},
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"ok": {
+							Text: new("command: {{.Command}}\nstatus: {{if .Running}}running{{else}}completed (exit {{.ExitCode}}){{end}}\n\n--- stdout ---\n{{.Stdout}}--- stderr ---\n{{.Stderr}}"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "KillShell",
+				Description: "Kill a background shell.",
+				Kind:        "kill",
+				Params: []spec.Param{
+					{
+						Name:        "shell_id",
+						Type:        "string",
+						Required:    true,
+						Description: "The id Bash returned.",
+						Role:        "shell_id",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ToolError",
+					Message: "{{.Param}} is invalid",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"ok": {
+							Text: new("killed: {{.ShellID}}\n"),
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "none",
+			Repo:     "example/multitool",
+			Path:     "bash.go",
+			Language: "go",
+		},
+		File: "multitool.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"background",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Description",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Timeout",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "RunInBackground",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"ok",
+				},
+				Go: &spec.GoTool{
+					Name:   "BashOutput",
+					Const:  "ToolBashOutput",
+					Params: "BashOutputParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[1].Params[0],
+							Name:  "ShellID",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"ok",
+				},
+				Go: &spec.GoTool{
+					Name:   "KillShell",
+					Const:  "ToolKillShell",
+					Params: "KillShellParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[2].Params[0],
+							Name:  "ShellID",
+						},
+					},
+					Shape: "text",
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of multitool.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 4, Col: 1},
+	{Pointer: "/background", Line: 11, Col: 1},
+	{Pointer: "/background#value", Line: 12, Col: 3},
+	{Pointer: "/background/ids", Line: 12, Col: 3},
+	{Pointer: "/background/ids#value", Line: 12, Col: 8},
+	{Pointer: "/background/poll", Line: 14, Col: 3},
+	{Pointer: "/background/poll#value", Line: 14, Col: 9},
+	{Pointer: "/background/stream_limit", Line: 13, Col: 3},
+	{Pointer: "/background/stream_limit#value", Line: 13, Col: 17},
+	{Pointer: "/background/unknown_id", Line: 15, Col: 3},
+	{Pointer: "/background/unknown_id#value", Line: 15, Col: 15},
+	{Pointer: "/background/unknown_id/message", Line: 15, Col: 33},
+	{Pointer: "/background/unknown_id/message#value", Line: 15, Col: 42},
+	{Pointer: "/background/unknown_id/type", Line: 15, Col: 16},
+	{Pointer: "/background/unknown_id/type#value", Line: 15, Col: 22},
+	{Pointer: "/hosts", Line: 6, Col: 1},
+	{Pointer: "/hosts#value", Line: 6, Col: 8},
+	{Pointer: "/hosts/0", Line: 6, Col: 9},
+	{Pointer: "/id", Line: 4, Col: 1},
+	{Pointer: "/id#value", Line: 4, Col: 5},
+	{Pointer: "/shell", Line: 8, Col: 1},
+	{Pointer: "/shell#value", Line: 9, Col: 3},
+	{Pointer: "/shell/argv", Line: 9, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 9, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 9, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 9, Col: 21},
+	{Pointer: "/shell/signal_exit", Line: 10, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 10, Col: 16},
+	{Pointer: "/source", Line: 7, Col: 1},
+	{Pointer: "/source#value", Line: 7, Col: 9},
+	{Pointer: "/source/language", Line: 7, Col: 62},
+	{Pointer: "/source/language#value", Line: 7, Col: 72},
+	{Pointer: "/source/path", Line: 7, Col: 47},
+	{Pointer: "/source/path#value", Line: 7, Col: 53},
+	{Pointer: "/source/repo", Line: 7, Col: 22},
+	{Pointer: "/source/repo#value", Line: 7, Col: 28},
+	{Pointer: "/source/seed", Line: 7, Col: 10},
+	{Pointer: "/source/seed#value", Line: 7, Col: 16},
+	{Pointer: "/title", Line: 5, Col: 1},
+	{Pointer: "/title#value", Line: 5, Col: 8},
+	{Pointer: "/tools", Line: 16, Col: 1},
+	{Pointer: "/tools#value", Line: 17, Col: 3},
+	{Pointer: "/tools/0", Line: 17, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 25, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 26, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 26, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail", Line: 27, Col: 9},
+	{Pointer: "/tools/0/checks/0/fail#value", Line: 27, Col: 15},
+	{Pointer: "/tools/0/checks/0/fail/message", Line: 27, Col: 33},
+	{Pointer: "/tools/0/checks/0/fail/message#value", Line: 27, Col: 42},
+	{Pointer: "/tools/0/checks/0/fail/type", Line: 27, Col: 16},
+	{Pointer: "/tools/0/checks/0/fail/type#value", Line: 27, Col: 22},
+	{Pointer: "/tools/0/checks/0/not_empty", Line: 26, Col: 9},
+	{Pointer: "/tools/0/checks/0/not_empty#value", Line: 26, Col: 20},
+	{Pointer: "/tools/0/checks/1", Line: 28, Col: 9},
+	{Pointer: "/tools/0/checks/1/fail", Line: 29, Col: 9},
+	{Pointer: "/tools/0/checks/1/fail#value", Line: 29, Col: 15},
+	{Pointer: "/tools/0/checks/1/fail/message", Line: 29, Col: 33},
+	{Pointer: "/tools/0/checks/1/fail/message#value", Line: 29, Col: 42},
+	{Pointer: "/tools/0/checks/1/fail/type", Line: 29, Col: 16},
+	{Pointer: "/tools/0/checks/1/fail/type#value", Line: 29, Col: 22},
+	{Pointer: "/tools/0/checks/1/not_empty", Line: 28, Col: 9},
+	{Pointer: "/tools/0/checks/1/not_empty#value", Line: 28, Col: 20},
+	{Pointer: "/tools/0/description", Line: 18, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 18, Col: 18},
+	{Pointer: "/tools/0/invalid_param", Line: 24, Col: 5},
+	{Pointer: "/tools/0/invalid_param#value", Line: 24, Col: 20},
+	{Pointer: "/tools/0/invalid_param/message", Line: 24, Col: 38},
+	{Pointer: "/tools/0/invalid_param/message#value", Line: 24, Col: 47},
+	{Pointer: "/tools/0/invalid_param/type", Line: 24, Col: 21},
+	{Pointer: "/tools/0/invalid_param/type#value", Line: 24, Col: 27},
+	{Pointer: "/tools/0/name", Line: 17, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 17, Col: 11},
+	{Pointer: "/tools/0/output", Line: 31, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 32, Col: 7},
+	{Pointer: "/tools/0/output/capture", Line: 32, Col: 7},
+	{Pointer: "/tools/0/output/capture#value", Line: 32, Col: 16},
+	{Pointer: "/tools/0/output/decode", Line: 33, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 33, Col: 15},
+	{Pointer: "/tools/0/output/sanitize", Line: 34, Col: 7},
+	{Pointer: "/tools/0/output/sanitize#value", Line: 34, Col: 17},
+	{Pointer: "/tools/0/output/truncate", Line: 35, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 35, Col: 17},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 35, Col: 44},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 35, Col: 50},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 35, Col: 31},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 35, Col: 38},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 35, Col: 56},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 35, Col: 64},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 35, Col: 18},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 35, Col: 24},
+	{Pointer: "/tools/0/params", Line: 19, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 20, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 20, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 20, Col: 70},
+	{Pointer: "/tools/0/params/0/description#value", Line: 20, Col: 83},
+	{Pointer: "/tools/0/params/0/name", Line: 20, Col: 10},
+	{Pointer: "/tools/0/params/0/name#value", Line: 20, Col: 16},
+	{Pointer: "/tools/0/params/0/required", Line: 20, Col: 39},
+	{Pointer: "/tools/0/params/0/required#value", Line: 20, Col: 49},
+	{Pointer: "/tools/0/params/0/role", Line: 20, Col: 55},
+	{Pointer: "/tools/0/params/0/role#value", Line: 20, Col: 61},
+	{Pointer: "/tools/0/params/0/type", Line: 20, Col: 25},
+	{Pointer: "/tools/0/params/0/type#value", Line: 20, Col: 31},
+	{Pointer: "/tools/0/params/1", Line: 21, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 21, Col: 71},
+	{Pointer: "/tools/0/params/1/description#value", Line: 21, Col: 84},
+	{Pointer: "/tools/0/params/1/name", Line: 21, Col: 10},
+	{Pointer: "/tools/0/params/1/name#value", Line: 21, Col: 16},
+	{Pointer: "/tools/0/params/1/required", Line: 21, Col: 43},
+	{Pointer: "/tools/0/params/1/required#value", Line: 21, Col: 53},
+	{Pointer: "/tools/0/params/1/role", Line: 21, Col: 59},
+	{Pointer: "/tools/0/params/1/role#value", Line: 21, Col: 65},
+	{Pointer: "/tools/0/params/1/type", Line: 21, Col: 29},
+	{Pointer: "/tools/0/params/1/type#value", Line: 21, Col: 35},
+	{Pointer: "/tools/0/params/2", Line: 22, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 22, Col: 69},
+	{Pointer: "/tools/0/params/2/description#value", Line: 22, Col: 82},
+	{Pointer: "/tools/0/params/2/lenient", Line: 22, Col: 39},
+	{Pointer: "/tools/0/params/2/lenient#value", Line: 22, Col: 48},
+	{Pointer: "/tools/0/params/2/name", Line: 22, Col: 10},
+	{Pointer: "/tools/0/params/2/name#value", Line: 22, Col: 16},
+	{Pointer: "/tools/0/params/2/role", Line: 22, Col: 54},
+	{Pointer: "/tools/0/params/2/role#value", Line: 22, Col: 60},
+	{Pointer: "/tools/0/params/2/type", Line: 22, Col: 25},
+	{Pointer: "/tools/0/params/2/type#value", Line: 22, Col: 31},
+	{Pointer: "/tools/0/params/3", Line: 23, Col: 9},
+	{Pointer: "/tools/0/params/3/description", Line: 23, Col: 68},
+	{Pointer: "/tools/0/params/3/description#value", Line: 23, Col: 81},
+	{Pointer: "/tools/0/params/3/name", Line: 23, Col: 10},
+	{Pointer: "/tools/0/params/3/name#value", Line: 23, Col: 16},
+	{Pointer: "/tools/0/params/3/role", Line: 23, Col: 50},
+	{Pointer: "/tools/0/params/3/role#value", Line: 23, Col: 56},
+	{Pointer: "/tools/0/params/3/type", Line: 23, Col: 35},
+	{Pointer: "/tools/0/params/3/type#value", Line: 23, Col: 41},
+	{Pointer: "/tools/0/results", Line: 36, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 37, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 38, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 39, Col: 9},
+	{Pointer: "/tools/0/results/cases/background", Line: 41, Col: 9},
+	{Pointer: "/tools/0/results/cases/background#value", Line: 41, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/text", Line: 41, Col: 22},
+	{Pointer: "/tools/0/results/cases/background/text#value", Line: 41, Col: 28},
+	{Pointer: "/tools/0/results/cases/exit", Line: 39, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 39, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/text", Line: 39, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/text#value", Line: 39, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 40, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 40, Col: 18},
+	{Pointer: "/tools/0/results/cases/timeout/text", Line: 40, Col: 19},
+	{Pointer: "/tools/0/results/cases/timeout/text#value", Line: 40, Col: 25},
+	{Pointer: "/tools/0/results/format", Line: 37, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 37, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 30, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 30, Col: 14},
+	{Pointer: "/tools/0/timeout/default", Line: 30, Col: 24},
+	{Pointer: "/tools/0/timeout/default#value", Line: 30, Col: 33},
+	{Pointer: "/tools/0/timeout/expiry", Line: 30, Col: 135},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 30, Col: 143},
+	{Pointer: "/tools/0/timeout/invalid", Line: 30, Col: 38},
+	{Pointer: "/tools/0/timeout/invalid#value", Line: 30, Col: 47},
+	{Pointer: "/tools/0/timeout/max", Line: 30, Col: 81},
+	{Pointer: "/tools/0/timeout/max#value", Line: 30, Col: 86},
+	{Pointer: "/tools/0/timeout/non_positive", Line: 30, Col: 112},
+	{Pointer: "/tools/0/timeout/non_positive#value", Line: 30, Col: 126},
+	{Pointer: "/tools/0/timeout/out_of_range", Line: 30, Col: 91},
+	{Pointer: "/tools/0/timeout/out_of_range#value", Line: 30, Col: 105},
+	{Pointer: "/tools/0/timeout/truncate_fraction", Line: 30, Col: 56},
+	{Pointer: "/tools/0/timeout/truncate_fraction#value", Line: 30, Col: 75},
+	{Pointer: "/tools/0/timeout/unit", Line: 30, Col: 15},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 30, Col: 21},
+	{Pointer: "/tools/1", Line: 42, Col: 5},
+	{Pointer: "/tools/1/checks", Line: 48, Col: 5},
+	{Pointer: "/tools/1/checks#value", Line: 49, Col: 7},
+	{Pointer: "/tools/1/checks/0", Line: 49, Col: 9},
+	{Pointer: "/tools/1/checks/0/fail", Line: 50, Col: 9},
+	{Pointer: "/tools/1/checks/0/fail#value", Line: 50, Col: 15},
+	{Pointer: "/tools/1/checks/0/fail/message", Line: 50, Col: 33},
+	{Pointer: "/tools/1/checks/0/fail/message#value", Line: 50, Col: 42},
+	{Pointer: "/tools/1/checks/0/fail/type", Line: 50, Col: 16},
+	{Pointer: "/tools/1/checks/0/fail/type#value", Line: 50, Col: 22},
+	{Pointer: "/tools/1/checks/0/not_empty", Line: 49, Col: 9},
+	{Pointer: "/tools/1/checks/0/not_empty#value", Line: 49, Col: 20},
+	{Pointer: "/tools/1/description", Line: 44, Col: 5},
+	{Pointer: "/tools/1/description#value", Line: 44, Col: 18},
+	{Pointer: "/tools/1/invalid_param", Line: 47, Col: 5},
+	{Pointer: "/tools/1/invalid_param#value", Line: 47, Col: 20},
+	{Pointer: "/tools/1/invalid_param/message", Line: 47, Col: 38},
+	{Pointer: "/tools/1/invalid_param/message#value", Line: 47, Col: 47},
+	{Pointer: "/tools/1/invalid_param/type", Line: 47, Col: 21},
+	{Pointer: "/tools/1/invalid_param/type#value", Line: 47, Col: 27},
+	{Pointer: "/tools/1/kind", Line: 43, Col: 5},
+	{Pointer: "/tools/1/kind#value", Line: 43, Col: 11},
+	{Pointer: "/tools/1/name", Line: 42, Col: 5},
+	{Pointer: "/tools/1/name#value", Line: 42, Col: 11},
+	{Pointer: "/tools/1/params", Line: 45, Col: 5},
+	{Pointer: "/tools/1/params#value", Line: 46, Col: 7},
+	{Pointer: "/tools/1/params/0", Line: 46, Col: 9},
+	{Pointer: "/tools/1/params/0/description", Line: 46, Col: 72},
+	{Pointer: "/tools/1/params/0/description#value", Line: 46, Col: 85},
+	{Pointer: "/tools/1/params/0/name", Line: 46, Col: 10},
+	{Pointer: "/tools/1/params/0/name#value", Line: 46, Col: 16},
+	{Pointer: "/tools/1/params/0/required", Line: 46, Col: 40},
+	{Pointer: "/tools/1/params/0/required#value", Line: 46, Col: 50},
+	{Pointer: "/tools/1/params/0/role", Line: 46, Col: 56},
+	{Pointer: "/tools/1/params/0/role#value", Line: 46, Col: 62},
+	{Pointer: "/tools/1/params/0/type", Line: 46, Col: 26},
+	{Pointer: "/tools/1/params/0/type#value", Line: 46, Col: 32},
+	{Pointer: "/tools/1/results", Line: 51, Col: 5},
+	{Pointer: "/tools/1/results#value", Line: 52, Col: 7},
+	{Pointer: "/tools/1/results/cases", Line: 53, Col: 7},
+	{Pointer: "/tools/1/results/cases#value", Line: 54, Col: 9},
+	{Pointer: "/tools/1/results/cases/ok", Line: 54, Col: 9},
+	{Pointer: "/tools/1/results/cases/ok#value", Line: 54, Col: 13},
+	{Pointer: "/tools/1/results/cases/ok/text", Line: 54, Col: 14},
+	{Pointer: "/tools/1/results/cases/ok/text#value", Line: 54, Col: 20},
+	{Pointer: "/tools/1/results/format", Line: 52, Col: 7},
+	{Pointer: "/tools/1/results/format#value", Line: 52, Col: 15},
+	{Pointer: "/tools/2", Line: 55, Col: 5},
+	{Pointer: "/tools/2/description", Line: 57, Col: 5},
+	{Pointer: "/tools/2/description#value", Line: 57, Col: 18},
+	{Pointer: "/tools/2/invalid_param", Line: 60, Col: 5},
+	{Pointer: "/tools/2/invalid_param#value", Line: 60, Col: 20},
+	{Pointer: "/tools/2/invalid_param/message", Line: 60, Col: 38},
+	{Pointer: "/tools/2/invalid_param/message#value", Line: 60, Col: 47},
+	{Pointer: "/tools/2/invalid_param/type", Line: 60, Col: 21},
+	{Pointer: "/tools/2/invalid_param/type#value", Line: 60, Col: 27},
+	{Pointer: "/tools/2/kind", Line: 56, Col: 5},
+	{Pointer: "/tools/2/kind#value", Line: 56, Col: 11},
+	{Pointer: "/tools/2/name", Line: 55, Col: 5},
+	{Pointer: "/tools/2/name#value", Line: 55, Col: 11},
+	{Pointer: "/tools/2/params", Line: 58, Col: 5},
+	{Pointer: "/tools/2/params#value", Line: 59, Col: 7},
+	{Pointer: "/tools/2/params/0", Line: 59, Col: 9},
+	{Pointer: "/tools/2/params/0/description", Line: 59, Col: 72},
+	{Pointer: "/tools/2/params/0/description#value", Line: 59, Col: 85},
+	{Pointer: "/tools/2/params/0/name", Line: 59, Col: 10},
+	{Pointer: "/tools/2/params/0/name#value", Line: 59, Col: 16},
+	{Pointer: "/tools/2/params/0/required", Line: 59, Col: 40},
+	{Pointer: "/tools/2/params/0/required#value", Line: 59, Col: 50},
+	{Pointer: "/tools/2/params/0/role", Line: 59, Col: 56},
+	{Pointer: "/tools/2/params/0/role#value", Line: 59, Col: 62},
+	{Pointer: "/tools/2/params/0/type", Line: 59, Col: 26},
+	{Pointer: "/tools/2/params/0/type#value", Line: 59, Col: 32},
+	{Pointer: "/tools/2/results", Line: 61, Col: 5},
+	{Pointer: "/tools/2/results#value", Line: 62, Col: 7},
+	{Pointer: "/tools/2/results/cases", Line: 63, Col: 7},
+	{Pointer: "/tools/2/results/cases#value", Line: 64, Col: 9},
+	{Pointer: "/tools/2/results/cases/ok", Line: 64, Col: 9},
+	{Pointer: "/tools/2/results/cases/ok#value", Line: 64, Col: 13},
+	{Pointer: "/tools/2/results/cases/ok/text", Line: 64, Col: 14},
+	{Pointer: "/tools/2/results/cases/ok/text#value", Line: 64, Col: 20},
+	{Pointer: "/tools/2/results/format", Line: 62, Col: 7},
+	{Pointer: "/tools/2/results/format#value", Line: 62, Col: 15},
 }

@@ -5,9 +5,9 @@ package passthrough
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -17,30 +17,26 @@ const (
 	ToolRun = "run"
 )
 
-//go:embed passthrough.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("passthrough.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded passthrough.yaml (shared: do not
-// modify it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads passthrough.yaml: completed, built from its
+// compiled form (compiledSpec, at the end of this file) without reading YAML; a new variant on each
+// call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the passthrough variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +65,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Run runs the run tool with typed parameters.
 func (t *Tool) Run(ctx context.Context, p RunParams) (RunResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolRun, p, runtime.DecodeJSON[RunResult])
+	return genimpl.Invoke(ctx, t.rt, ToolRun, p, genimpl.DecodeJSON[RunResult])
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -106,33 +102,463 @@ type RunResult struct {
 }
 
 // BadArgument is raised when run gets a parameter it does not declare.
-type BadArgument struct{ runtime.Raised }
+type BadArgument struct{ genimpl.Raised }
 
 // BadCommand is raised when run gets command of JSON type null.
-type BadCommand struct{ runtime.Raised }
+type BadCommand struct{ genimpl.Raised }
 
 // NoSuchTool is raised when a call names a tool the variant does not have.
-type NoSuchTool struct{ runtime.Raised }
+type NoSuchTool struct{ genimpl.Raised }
 
 // OSError is raised when run cannot start its shell.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // ValidationError is raised when run gets a parameter of the wrong type, or misses a required one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "BadArgument":
-		return &BadArgument{runtime.Raised{ToolError: te}}
+		return &BadArgument{genimpl.Raised{ToolError: te}}
 	case "BadCommand":
-		return &BadCommand{runtime.Raised{ToolError: te}}
+		return &BadCommand{genimpl.Raised{ToolError: te}}
 	case "NoSuchTool":
-		return &NoSuchTool{runtime.Raised{ToolError: te}}
+		return &NoSuchTool{genimpl.Raised{ToolError: te}}
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the passthrough variant as spec.Load returned it from passthrough.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:    "passthrough",
+		Title: "A pass-through shell tool",
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "negative",
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "run",
+				Description: "Run a command.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:     "command",
+						Type:     "string",
+						Required: true,
+						Role:     "command",
+						OnType: map[string]spec.TypeOutcome{
+							"array": {
+								Argv: true,
+							},
+							"null": {
+								Fail: &spec.Failure{
+									Type:    "BadCommand",
+									Message: "a command of type {{pytype .Value}}",
+								},
+							},
+						},
+					},
+					{
+						Name: "timeout",
+						Type: "integer",
+						Role: "timeout",
+						OnType: map[string]spec.TypeOutcome{
+							"number": {
+								Accept: true,
+							},
+							"string": {
+								Fail: &spec.Failure{
+									Result:  "error",
+									Message: "timeout {{json .Value}} is not a number",
+								},
+							},
+						},
+					},
+					{
+						Name:           "env",
+						Type:           "object",
+						Role:           "env",
+						InvalidEntries: "drop",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				UnknownParams: &spec.Failure{
+					Type:    "BadArgument",
+					Message: "unexpected argument {{.Param}}",
+				},
+				Timeout: &spec.Timeout{
+					Unit:        "s",
+					Default:     10.0,
+					OnNull:      "default",
+					NonPositive: "expire",
+					Expiry:      "kill",
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     4096,
+						Keep:      "head",
+						Head:      4096,
+						CutDecode: "replace",
+						Marker:    "[cut]",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"error": {
+							Fields: []spec.Field{
+								{
+									Name:  "ok",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "out",
+									Type:  "string",
+									Value: "{{.Message}}",
+								},
+							},
+						},
+						"exit": {
+							Fields: []spec.Field{
+								{
+									Name:  "ok",
+									Type:  "boolean",
+									Value: "{{.Success}}",
+								},
+								{
+									Name:  "out",
+									Type:  "string",
+									Value: "{{.Stdout}}{{.Stderr}}",
+								},
+								{
+									Name:     "code",
+									Type:     "integer",
+									Value:    "{{.ExitCode}}",
+									OmitZero: true,
+								},
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "OSError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Fields: []spec.Field{
+								{
+									Name:  "ok",
+									Type:  "boolean",
+									Const: false,
+								},
+								{
+									Name:  "out",
+									Type:  "string",
+									Value: "timed out after {{.TimeoutValue}}s",
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Redact: &spec.Redact{
+			Rules: []spec.RedactRule{
+				{
+					Name:    "token",
+					Pattern: "tok_[A-Za-z0-9]{8,}",
+					Replace: "[REDACTED:{{.Name}}]",
+				},
+			},
+			Errors: true,
+		},
+		UnknownTool: &spec.Failure{
+			Type:    "NoSuchTool",
+			Message: "no tool named {{.Tool}}",
+		},
+		Source: spec.Source{
+			Seed:     "none",
+			Repo:     "example.com/passthrough",
+			Path:     "passthrough.yaml",
+			Language: "go",
+		},
+		File: "passthrough.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"error",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Run",
+					Const:  "ToolRun",
+					Params: "RunParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Timeout",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Env",
+						},
+					},
+					Result: "RunResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "ok",
+							GoName: "Ok",
+							Type:   "boolean",
+							Always: true,
+						},
+						{
+							Name:   "out",
+							GoName: "Out",
+							Type:   "string",
+							Always: true,
+						},
+						{
+							Name:   "code",
+							GoName: "Code",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of passthrough.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 4, Col: 1},
+	{Pointer: "/id", Line: 4, Col: 1},
+	{Pointer: "/id#value", Line: 4, Col: 5},
+	{Pointer: "/redact", Line: 8, Col: 1},
+	{Pointer: "/redact#value", Line: 9, Col: 3},
+	{Pointer: "/redact/errors", Line: 9, Col: 3},
+	{Pointer: "/redact/errors#value", Line: 9, Col: 11},
+	{Pointer: "/redact/rules", Line: 10, Col: 3},
+	{Pointer: "/redact/rules#value", Line: 11, Col: 5},
+	{Pointer: "/redact/rules/0", Line: 11, Col: 7},
+	{Pointer: "/redact/rules/0/name", Line: 11, Col: 8},
+	{Pointer: "/redact/rules/0/name#value", Line: 11, Col: 14},
+	{Pointer: "/redact/rules/0/pattern", Line: 11, Col: 21},
+	{Pointer: "/redact/rules/0/pattern#value", Line: 11, Col: 30},
+	{Pointer: "/shell", Line: 6, Col: 1},
+	{Pointer: "/shell#value", Line: 7, Col: 3},
+	{Pointer: "/shell/argv", Line: 7, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 7, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 7, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 7, Col: 19},
+	{Pointer: "/source", Line: 51, Col: 1},
+	{Pointer: "/source#value", Line: 51, Col: 9},
+	{Pointer: "/source/language", Line: 51, Col: 77},
+	{Pointer: "/source/language#value", Line: 51, Col: 87},
+	{Pointer: "/source/path", Line: 51, Col: 53},
+	{Pointer: "/source/path#value", Line: 51, Col: 59},
+	{Pointer: "/source/repo", Line: 51, Col: 22},
+	{Pointer: "/source/repo#value", Line: 51, Col: 28},
+	{Pointer: "/source/seed", Line: 51, Col: 10},
+	{Pointer: "/source/seed#value", Line: 51, Col: 16},
+	{Pointer: "/title", Line: 5, Col: 1},
+	{Pointer: "/title#value", Line: 5, Col: 8},
+	{Pointer: "/tools", Line: 13, Col: 1},
+	{Pointer: "/tools#value", Line: 14, Col: 3},
+	{Pointer: "/tools/0", Line: 14, Col: 5},
+	{Pointer: "/tools/0/description", Line: 15, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 15, Col: 18},
+	{Pointer: "/tools/0/name", Line: 14, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 14, Col: 11},
+	{Pointer: "/tools/0/output", Line: 33, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 34, Col: 7},
+	{Pointer: "/tools/0/output/truncate", Line: 34, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 34, Col: 17},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 34, Col: 44},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 34, Col: 50},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 34, Col: 31},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 34, Col: 38},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 34, Col: 56},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 34, Col: 64},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 34, Col: 18},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 34, Col: 24},
+	{Pointer: "/tools/0/params", Line: 16, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 17, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 17, Col: 9},
+	{Pointer: "/tools/0/params/0/name", Line: 17, Col: 9},
+	{Pointer: "/tools/0/params/0/name#value", Line: 17, Col: 15},
+	{Pointer: "/tools/0/params/0/on_type", Line: 21, Col: 9},
+	{Pointer: "/tools/0/params/0/on_type#value", Line: 22, Col: 11},
+	{Pointer: "/tools/0/params/0/on_type/array", Line: 22, Col: 11},
+	{Pointer: "/tools/0/params/0/on_type/array#value", Line: 22, Col: 18},
+	{Pointer: "/tools/0/params/0/on_type/array/argv", Line: 22, Col: 19},
+	{Pointer: "/tools/0/params/0/on_type/array/argv#value", Line: 22, Col: 25},
+	{Pointer: "/tools/0/params/0/on_type/null", Line: 23, Col: 11},
+	{Pointer: "/tools/0/params/0/on_type/null#value", Line: 23, Col: 19},
+	{Pointer: "/tools/0/params/0/on_type/null/fail", Line: 23, Col: 20},
+	{Pointer: "/tools/0/params/0/on_type/null/fail#value", Line: 23, Col: 26},
+	{Pointer: "/tools/0/params/0/on_type/null/fail/message", Line: 23, Col: 45},
+	{Pointer: "/tools/0/params/0/on_type/null/fail/message#value", Line: 23, Col: 54},
+	{Pointer: "/tools/0/params/0/on_type/null/fail/type", Line: 23, Col: 27},
+	{Pointer: "/tools/0/params/0/on_type/null/fail/type#value", Line: 23, Col: 33},
+	{Pointer: "/tools/0/params/0/required", Line: 19, Col: 9},
+	{Pointer: "/tools/0/params/0/required#value", Line: 19, Col: 19},
+	{Pointer: "/tools/0/params/0/role", Line: 20, Col: 9},
+	{Pointer: "/tools/0/params/0/role#value", Line: 20, Col: 15},
+	{Pointer: "/tools/0/params/0/type", Line: 18, Col: 9},
+	{Pointer: "/tools/0/params/0/type#value", Line: 18, Col: 15},
+	{Pointer: "/tools/0/params/1", Line: 24, Col: 9},
+	{Pointer: "/tools/0/params/1/name", Line: 24, Col: 9},
+	{Pointer: "/tools/0/params/1/name#value", Line: 24, Col: 15},
+	{Pointer: "/tools/0/params/1/on_type", Line: 27, Col: 9},
+	{Pointer: "/tools/0/params/1/on_type#value", Line: 28, Col: 11},
+	{Pointer: "/tools/0/params/1/on_type/number", Line: 28, Col: 11},
+	{Pointer: "/tools/0/params/1/on_type/number#value", Line: 28, Col: 19},
+	{Pointer: "/tools/0/params/1/on_type/number/accept", Line: 28, Col: 20},
+	{Pointer: "/tools/0/params/1/on_type/number/accept#value", Line: 28, Col: 28},
+	{Pointer: "/tools/0/params/1/on_type/string", Line: 29, Col: 11},
+	{Pointer: "/tools/0/params/1/on_type/string#value", Line: 29, Col: 19},
+	{Pointer: "/tools/0/params/1/on_type/string/fail", Line: 29, Col: 20},
+	{Pointer: "/tools/0/params/1/on_type/string/fail#value", Line: 29, Col: 26},
+	{Pointer: "/tools/0/params/1/on_type/string/fail/message", Line: 29, Col: 42},
+	{Pointer: "/tools/0/params/1/on_type/string/fail/message#value", Line: 29, Col: 51},
+	{Pointer: "/tools/0/params/1/on_type/string/fail/result", Line: 29, Col: 27},
+	{Pointer: "/tools/0/params/1/on_type/string/fail/result#value", Line: 29, Col: 35},
+	{Pointer: "/tools/0/params/1/role", Line: 26, Col: 9},
+	{Pointer: "/tools/0/params/1/role#value", Line: 26, Col: 15},
+	{Pointer: "/tools/0/params/1/type", Line: 25, Col: 9},
+	{Pointer: "/tools/0/params/1/type#value", Line: 25, Col: 15},
+	{Pointer: "/tools/0/params/2", Line: 30, Col: 9},
+	{Pointer: "/tools/0/params/2/invalid_entries", Line: 30, Col: 46},
+	{Pointer: "/tools/0/params/2/invalid_entries#value", Line: 30, Col: 63},
+	{Pointer: "/tools/0/params/2/name", Line: 30, Col: 10},
+	{Pointer: "/tools/0/params/2/name#value", Line: 30, Col: 16},
+	{Pointer: "/tools/0/params/2/role", Line: 30, Col: 35},
+	{Pointer: "/tools/0/params/2/role#value", Line: 30, Col: 41},
+	{Pointer: "/tools/0/params/2/type", Line: 30, Col: 21},
+	{Pointer: "/tools/0/params/2/type#value", Line: 30, Col: 27},
+	{Pointer: "/tools/0/results", Line: 35, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 36, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 37, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 38, Col: 9},
+	{Pointer: "/tools/0/results/cases/error", Line: 47, Col: 9},
+	{Pointer: "/tools/0/results/cases/error#value", Line: 48, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/fields", Line: 48, Col: 11},
+	{Pointer: "/tools/0/results/cases/error/fields#value", Line: 49, Col: 13},
+	{Pointer: "/tools/0/results/cases/error/fields/0", Line: 49, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/0/const", Line: 49, Col: 41},
+	{Pointer: "/tools/0/results/cases/error/fields/0/const#value", Line: 49, Col: 48},
+	{Pointer: "/tools/0/results/cases/error/fields/0/name", Line: 49, Col: 16},
+	{Pointer: "/tools/0/results/cases/error/fields/0/name#value", Line: 49, Col: 22},
+	{Pointer: "/tools/0/results/cases/error/fields/0/type", Line: 49, Col: 26},
+	{Pointer: "/tools/0/results/cases/error/fields/0/type#value", Line: 49, Col: 32},
+	{Pointer: "/tools/0/results/cases/error/fields/1", Line: 50, Col: 15},
+	{Pointer: "/tools/0/results/cases/error/fields/1/name", Line: 50, Col: 16},
+	{Pointer: "/tools/0/results/cases/error/fields/1/name#value", Line: 50, Col: 22},
+	{Pointer: "/tools/0/results/cases/error/fields/1/type", Line: 50, Col: 27},
+	{Pointer: "/tools/0/results/cases/error/fields/1/type#value", Line: 50, Col: 33},
+	{Pointer: "/tools/0/results/cases/error/fields/1/value", Line: 50, Col: 41},
+	{Pointer: "/tools/0/results/cases/error/fields/1/value#value", Line: 50, Col: 48},
+	{Pointer: "/tools/0/results/cases/exit", Line: 38, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 39, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 39, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 40, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 40, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 40, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 40, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 40, Col: 26},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 40, Col: 32},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value", Line: 40, Col: 41},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/value#value", Line: 40, Col: 48},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 41, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 41, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 41, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 41, Col: 27},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 41, Col: 33},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value", Line: 41, Col: 41},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value#value", Line: 41, Col: 48},
+	{Pointer: "/tools/0/results/cases/exit/fields/2", Line: 42, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name", Line: 42, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name#value", Line: 42, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/omit_zero", Line: 42, Col: 67},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/omit_zero#value", Line: 42, Col: 78},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type", Line: 42, Col: 28},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type#value", Line: 42, Col: 34},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value", Line: 42, Col: 43},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value#value", Line: 42, Col: 50},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 43, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 44, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields", Line: 44, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/fields#value", Line: 45, Col: 13},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0", Line: 45, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const", Line: 45, Col: 41},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/const#value", Line: 45, Col: 48},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name", Line: 45, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/name#value", Line: 45, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type", Line: 45, Col: 26},
+	{Pointer: "/tools/0/results/cases/timeout/fields/0/type#value", Line: 45, Col: 32},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1", Line: 46, Col: 15},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name", Line: 46, Col: 16},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/name#value", Line: 46, Col: 22},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type", Line: 46, Col: 27},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/type#value", Line: 46, Col: 33},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/value", Line: 46, Col: 41},
+	{Pointer: "/tools/0/results/cases/timeout/fields/1/value#value", Line: 46, Col: 48},
+	{Pointer: "/tools/0/results/format", Line: 36, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 36, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 32, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 32, Col: 14},
+	{Pointer: "/tools/0/timeout/default", Line: 32, Col: 24},
+	{Pointer: "/tools/0/timeout/default#value", Line: 32, Col: 33},
+	{Pointer: "/tools/0/timeout/expiry", Line: 32, Col: 37},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 32, Col: 45},
+	{Pointer: "/tools/0/timeout/unit", Line: 32, Col: 15},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 32, Col: 21},
+	{Pointer: "/tools/0/unknown_params", Line: 31, Col: 5},
+	{Pointer: "/tools/0/unknown_params#value", Line: 31, Col: 21},
+	{Pointer: "/tools/0/unknown_params/message", Line: 31, Col: 41},
+	{Pointer: "/tools/0/unknown_params/message#value", Line: 31, Col: 50},
+	{Pointer: "/tools/0/unknown_params/type", Line: 31, Col: 22},
+	{Pointer: "/tools/0/unknown_params/type#value", Line: 31, Col: 28},
+	{Pointer: "/unknown_tool", Line: 12, Col: 1},
+	{Pointer: "/unknown_tool#value", Line: 12, Col: 15},
+	{Pointer: "/unknown_tool/message", Line: 12, Col: 34},
+	{Pointer: "/unknown_tool/message#value", Line: 12, Col: 43},
+	{Pointer: "/unknown_tool/type", Line: 12, Col: 16},
+	{Pointer: "/unknown_tool/type#value", Line: 12, Col: 22},
 }

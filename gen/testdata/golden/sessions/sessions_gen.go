@@ -7,9 +7,9 @@ package sessions
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -23,30 +23,25 @@ const (
 	ToolStop  = "stop"
 )
 
-//go:embed sessions.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("sessions.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded sessions.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads sessions.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the sessions variant's tools on the agentbash runtime. It is safe for concurrent use;
 // Close ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,27 +82,27 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Start runs the start tool with typed parameters.
 func (t *Tool) Start(ctx context.Context, p StartParams) (StartResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolStart, p, runtime.DecodeJSON[StartResult])
+	return genimpl.Invoke(ctx, t.rt, ToolStart, p, genimpl.DecodeJSON[StartResult])
 }
 
 // Send runs the send tool with typed parameters.
 func (t *Tool) Send(ctx context.Context, p SendParams) (SendResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolSend, p, runtime.DecodeJSON[SendResult])
+	return genimpl.Invoke(ctx, t.rt, ToolSend, p, genimpl.DecodeJSON[SendResult])
 }
 
 // Read runs the read tool with typed parameters.
 func (t *Tool) Read(ctx context.Context, p ReadParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolRead, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolRead, p, genimpl.DecodeText)
 }
 
 // List runs the list tool with typed parameters.
 func (t *Tool) List(ctx context.Context, p ListParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolList, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolList, p, genimpl.DecodeText)
 }
 
 // Stop runs the stop tool with typed parameters.
 func (t *Tool) Stop(ctx context.Context, p StopParams) (StopResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolStop, p, runtime.DecodeJSON[StopResult])
+	return genimpl.Invoke(ctx, t.rt, ToolStop, p, genimpl.DecodeJSON[StopResult])
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -168,10 +163,10 @@ func Definitions() []spec.Definition {
 
 // StartParams are the parameters of the start tool; a nil pointer leaves an optional one out.
 type StartParams struct {
-	Command   string `json:"command" jsonschema_description:"The command."`
-	WaitMs    *int   `json:"wait_ms,omitempty" jsonschema_description:"How long to wait for output."`
-	TTY       *bool  `json:"tty,omitempty" jsonschema_description:"Run it on a terminal."`
-	MaxTokens *int   `json:"max_tokens,omitempty" jsonschema_description:"Output budget in tokens."`
+	Command   string `json:"command" jsonschema:"The command."`
+	WaitMs    *int   `json:"wait_ms,omitempty" jsonschema:"How long to wait for output."`
+	TTY       *bool  `json:"tty,omitempty" jsonschema:"Run it on a terminal."`
+	MaxTokens *int   `json:"max_tokens,omitempty" jsonschema:"Output budget in tokens."`
 }
 
 // StartResult is the result of the start tool.
@@ -186,9 +181,9 @@ type StartResult struct {
 
 // SendParams are the parameters of the send tool; a nil pointer leaves an optional one out.
 type SendParams struct {
-	SessionID int     `json:"session_id" jsonschema_description:"The session."`
-	Text      *string `json:"text,omitempty" jsonschema_description:"What to write."`
-	WaitMs    *int    `json:"wait_ms,omitempty" jsonschema_description:"How long to wait for output."`
+	SessionID int     `json:"session_id" jsonschema:"The session."`
+	Text      *string `json:"text,omitempty" jsonschema:"What to write."`
+	WaitMs    *int    `json:"wait_ms,omitempty" jsonschema:"How long to wait for output."`
 }
 
 // SendResult is the result of the send tool.
@@ -202,7 +197,7 @@ type SendResult struct {
 
 // ReadParams are the parameters of the read tool; a nil pointer leaves an optional one out.
 type ReadParams struct {
-	SessionID int `json:"session_id" jsonschema_description:"The session."`
+	SessionID int `json:"session_id" jsonschema:"The session."`
 }
 
 // ListParams are the parameters of the list tool; a nil pointer leaves an optional one out.
@@ -210,7 +205,7 @@ type ListParams struct{}
 
 // StopParams are the parameters of the stop tool; a nil pointer leaves an optional one out.
 type StopParams struct {
-	SessionID int `json:"session_id" jsonschema_description:"The session."`
+	SessionID int `json:"session_id" jsonschema:"The session."`
 }
 
 // StopResult is the result of the stop tool.
@@ -222,21 +217,1052 @@ type StopResult struct {
 // SessionError is raised when start would hold more sessions than the limit; start cannot start its
 // shell; send gets a session id that is not known; send writes to a session whose stdin is closed;
 // read gets a session id that is not known; stop gets a session id that is not known.
-type SessionError struct{ runtime.Raised }
+type SessionError struct{ genimpl.Raised }
 
 // ValidationError is raised when start gets a parameter of the wrong type, or misses a required one;
 // send gets a parameter of the wrong type, or misses a required one; read gets a parameter of the
 // wrong type, or misses a required one; list gets a parameter of the wrong type, or misses a required
 // one; stop gets a parameter of the wrong type, or misses a required one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "SessionError":
-		return &SessionError{runtime.Raised{ToolError: te}}
+		return &SessionError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the sessions variant as spec.Load returned it from sessions.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "sessions",
+		Title:   "Interactive sessions of one's own",
+		Summary: "Start a command, talk to it while it runs, read it, list and stop the sessions.",
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "shell",
+		},
+		Sessions: &spec.Sessions{
+			IDs:     "sequential",
+			FirstID: 100,
+			LastID:  2147483647,
+			MaxLive: 2,
+			OnFull:  "fail",
+			Buffer:  1048576,
+			LimitError: &spec.Failure{
+				Type:    "SessionError",
+				Message: "at most {{.Max}} sessions",
+			},
+			UnknownID: &spec.Failure{
+				Type:    "SessionError",
+				Message: "no session {{.ID}}",
+			},
+			StdinClosed: &spec.Failure{
+				Type:    "SessionError",
+				Message: "session {{.ID}} has no stdin",
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "start",
+				Description: "Start a command and wait for it up to wait_ms.",
+				Kind:        "session_start",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The command.",
+						Role:        "command",
+					},
+					{
+						Name:        "wait_ms",
+						Type:        "integer",
+						Description: "How long to wait for output.",
+						Role:        "yield",
+					},
+					{
+						Name:        "tty",
+						Type:        "boolean",
+						Description: "Run it on a terminal.",
+						Role:        "tty",
+					},
+					{
+						Name:        "max_tokens",
+						Type:        "integer",
+						Description: "Output budget in tokens.",
+						Role:        "budget",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Session: &spec.SessionTool{
+					Yield: &spec.Yield{
+						Unit:    "ms",
+						Default: 500.0,
+						Min:     new(50.0),
+						Max:     new(10000.0),
+					},
+					Stdin: "open",
+				},
+				Env: map[string]string{
+					"SESSION_TOOL": "1",
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Budget: &spec.Budget{
+						Unit:          "tokens",
+						BytesPerToken: 4,
+						Default:       1000,
+						Max:           new(4000),
+						Marker:        "[{{.Elided}} tokens cut]",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Fields: []spec.Field{
+								{
+									Name:  "status",
+									Type:  "string",
+									Const: "exited",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{.Output}}",
+								},
+								{
+									Name:  "tokens",
+									Type:  "integer",
+									Value: "{{.Units}}",
+								},
+							},
+						},
+						"running": {
+							Fields: []spec.Field{
+								{
+									Name:  "status",
+									Type:  "string",
+									Const: "running",
+								},
+								{
+									Name:  "session_id",
+									Type:  "integer",
+									Value: "{{.SessionID}}",
+									Doc:   "the id to send to and read",
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{.Output}}",
+								},
+								{
+									Name:  "tokens",
+									Type:  "integer",
+									Value: "{{.Units}}",
+								},
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "SessionError",
+								Message: "cannot start: {{.Message}}",
+							},
+						},
+					},
+				},
+			},
+			{
+				Name:        "send",
+				Description: "Write text to a session (nothing, to poll) and wait for its answer.",
+				Kind:        "session_write",
+				Params: []spec.Param{
+					{
+						Name:        "session_id",
+						Type:        "integer",
+						Required:    true,
+						Description: "The session.",
+						Role:        "session_id",
+					},
+					{
+						Name:        "text",
+						Type:        "string",
+						Description: "What to write.",
+						Role:        "stdin",
+					},
+					{
+						Name:        "wait_ms",
+						Type:        "integer",
+						Description: "How long to wait for output.",
+						Role:        "yield",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Session: &spec.SessionTool{
+					Yield: &spec.Yield{
+						Unit:    "ms",
+						Default: 500.0,
+						Min:     new(50.0),
+						Max:     new(10000.0),
+						Empty: &spec.YieldRange{
+							Min: new(200.0),
+							Max: new(20000.0),
+						},
+					},
+					Stdin: "closed",
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Budget: &spec.Budget{
+						Unit:          "tokens",
+						BytesPerToken: 4,
+						Default:       1000,
+						Max:           new(4000),
+						Marker:        "[{{.Elided}} tokens cut]",
+					},
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Fields: []spec.Field{
+								{
+									Name:  "status",
+									Type:  "string",
+									Const: "exited",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{.Output}}",
+								},
+								{
+									Name:  "tokens",
+									Type:  "integer",
+									Value: "{{.Units}}",
+								},
+							},
+						},
+						"running": {
+							Fields: []spec.Field{
+								{
+									Name:  "status",
+									Type:  "string",
+									Const: "running",
+								},
+								{
+									Name:  "session_id",
+									Type:  "integer",
+									Value: "{{.SessionID}}",
+								},
+								{
+									Name:  "output",
+									Type:  "string",
+									Value: "{{.Output}}",
+								},
+								{
+									Name:  "tokens",
+									Type:  "integer",
+									Value: "{{.Units}}",
+								},
+							},
+						},
+					},
+				},
+			},
+			{
+				Name:        "read",
+				Description: "Wait for a session's output.",
+				Kind:        "session_read",
+				Params: []spec.Param{
+					{
+						Name:        "session_id",
+						Type:        "integer",
+						Required:    true,
+						Description: "The session.",
+						Role:        "session_id",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Session: &spec.SessionTool{
+					Yield: &spec.Yield{
+						Unit:    "ms",
+						Default: 300.0,
+					},
+					Stdin: "closed",
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Text: new("{{.Output}}[exit {{.ExitCode}}]"),
+						},
+						"running": {
+							Text: new("{{.Output}}"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "list",
+				Description: "List the sessions.",
+				Kind:        "session_list",
+				Params:      []spec.Param{},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"ok": {
+							Text: new("{{range .Sessions}}{{.ID}} {{if .Running}}running{{else}}exited{{end}} {{.Command}}\n{{end}}"),
+						},
+					},
+				},
+			},
+			{
+				Name:        "stop",
+				Description: "Stop a session.",
+				Kind:        "session_kill",
+				Params: []spec.Param{
+					{
+						Name:        "session_id",
+						Type:        "integer",
+						Required:    true,
+						Description: "The session.",
+						Role:        "session_id",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+				},
+				Results: spec.Results{
+					Format: "json",
+					Cases: map[spec.Outcome]spec.Shape{
+						"ok": {
+							Fields: []spec.Field{
+								{
+									Name:  "stopped",
+									Type:  "integer",
+									Value: "{{.SessionID}}",
+								},
+								{
+									Name:  "exit_code",
+									Type:  "integer",
+									Value: "{{.ExitCode}}",
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		File: "sessions.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"running",
+					"exit",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Start",
+					Const:  "ToolStart",
+					Params: "StartParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "WaitMs",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "TTY",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "MaxTokens",
+						},
+					},
+					Result: "StartResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "status",
+							GoName: "Status",
+							Type:   "string",
+							Always: true,
+						},
+						{
+							Name:   "session_id",
+							GoName: "SessionID",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"running",
+							},
+							Doc: "the id to send to and read",
+						},
+						{
+							Name:   "exit_code",
+							GoName: "ExitCode",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "output",
+							GoName: "Output",
+							Type:   "string",
+							Always: true,
+						},
+						{
+							Name:   "tokens",
+							GoName: "Tokens",
+							Type:   "integer",
+							Always: true,
+						},
+					},
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"running",
+					"exit",
+				},
+				Go: &spec.GoTool{
+					Name:   "Send",
+					Const:  "ToolSend",
+					Params: "SendParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[1].Params[0],
+							Name:  "SessionID",
+						},
+						{
+							Param: &v.Tools[1].Params[1],
+							Name:  "Text",
+						},
+						{
+							Param: &v.Tools[1].Params[2],
+							Name:  "WaitMs",
+						},
+					},
+					Result: "SendResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "status",
+							GoName: "Status",
+							Type:   "string",
+							Always: true,
+						},
+						{
+							Name:   "session_id",
+							GoName: "SessionID",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"running",
+							},
+						},
+						{
+							Name:   "exit_code",
+							GoName: "ExitCode",
+							Type:   "integer",
+							In: []spec.Outcome{
+								"exit",
+							},
+						},
+						{
+							Name:   "output",
+							GoName: "Output",
+							Type:   "string",
+							Always: true,
+						},
+						{
+							Name:   "tokens",
+							GoName: "Tokens",
+							Type:   "integer",
+							Always: true,
+						},
+					},
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"running",
+					"exit",
+				},
+				Go: &spec.GoTool{
+					Name:   "Read",
+					Const:  "ToolRead",
+					Params: "ReadParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[2].Params[0],
+							Name:  "SessionID",
+						},
+					},
+					Shape: "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"ok",
+				},
+				Go: &spec.GoTool{
+					Name:        "List",
+					Const:       "ToolList",
+					Params:      "ListParams",
+					ParamFields: []spec.GoParam{},
+					Shape:       "text",
+				},
+			},
+			{
+				Outcomes: []spec.Outcome{
+					"ok",
+				},
+				Go: &spec.GoTool{
+					Name:   "Stop",
+					Const:  "ToolStop",
+					Params: "StopParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[4].Params[0],
+							Name:  "SessionID",
+						},
+					},
+					Result: "StopResult",
+					Shape:  "struct",
+					Fields: []*spec.GoField{
+						{
+							Name:   "stopped",
+							GoName: "Stopped",
+							Type:   "integer",
+							Always: true,
+						},
+						{
+							Name:   "exit_code",
+							GoName: "ExitCode",
+							Type:   "integer",
+							Always: true,
+						},
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of sessions.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 4, Col: 1},
+	{Pointer: "/id", Line: 4, Col: 1},
+	{Pointer: "/id#value", Line: 4, Col: 5},
+	{Pointer: "/sessions", Line: 10, Col: 1},
+	{Pointer: "/sessions#value", Line: 11, Col: 3},
+	{Pointer: "/sessions/first_id", Line: 12, Col: 3},
+	{Pointer: "/sessions/first_id#value", Line: 12, Col: 13},
+	{Pointer: "/sessions/ids", Line: 11, Col: 3},
+	{Pointer: "/sessions/ids#value", Line: 11, Col: 8},
+	{Pointer: "/sessions/limit_error", Line: 14, Col: 3},
+	{Pointer: "/sessions/limit_error#value", Line: 14, Col: 16},
+	{Pointer: "/sessions/limit_error/message", Line: 14, Col: 37},
+	{Pointer: "/sessions/limit_error/message#value", Line: 14, Col: 46},
+	{Pointer: "/sessions/limit_error/type", Line: 14, Col: 17},
+	{Pointer: "/sessions/limit_error/type#value", Line: 14, Col: 23},
+	{Pointer: "/sessions/max_live", Line: 13, Col: 3},
+	{Pointer: "/sessions/max_live#value", Line: 13, Col: 13},
+	{Pointer: "/sessions/stdin_closed", Line: 16, Col: 3},
+	{Pointer: "/sessions/stdin_closed#value", Line: 16, Col: 17},
+	{Pointer: "/sessions/stdin_closed/message", Line: 16, Col: 38},
+	{Pointer: "/sessions/stdin_closed/message#value", Line: 16, Col: 47},
+	{Pointer: "/sessions/stdin_closed/type", Line: 16, Col: 18},
+	{Pointer: "/sessions/stdin_closed/type#value", Line: 16, Col: 24},
+	{Pointer: "/sessions/unknown_id", Line: 15, Col: 3},
+	{Pointer: "/sessions/unknown_id#value", Line: 15, Col: 15},
+	{Pointer: "/sessions/unknown_id/message", Line: 15, Col: 36},
+	{Pointer: "/sessions/unknown_id/message#value", Line: 15, Col: 45},
+	{Pointer: "/sessions/unknown_id/type", Line: 15, Col: 16},
+	{Pointer: "/sessions/unknown_id/type#value", Line: 15, Col: 22},
+	{Pointer: "/shell", Line: 7, Col: 1},
+	{Pointer: "/shell#value", Line: 8, Col: 3},
+	{Pointer: "/shell/argv", Line: 8, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 8, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 8, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 8, Col: 19},
+	{Pointer: "/shell/signal_exit", Line: 9, Col: 3},
+	{Pointer: "/shell/signal_exit#value", Line: 9, Col: 16},
+	{Pointer: "/summary", Line: 6, Col: 1},
+	{Pointer: "/summary#value", Line: 6, Col: 10},
+	{Pointer: "/title", Line: 5, Col: 1},
+	{Pointer: "/title#value", Line: 5, Col: 8},
+	{Pointer: "/tools", Line: 17, Col: 1},
+	{Pointer: "/tools#value", Line: 18, Col: 3},
+	{Pointer: "/tools/0", Line: 18, Col: 5},
+	{Pointer: "/tools/0/description", Line: 19, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 19, Col: 18},
+	{Pointer: "/tools/0/env", Line: 29, Col: 5},
+	{Pointer: "/tools/0/env#value", Line: 29, Col: 10},
+	{Pointer: "/tools/0/env/SESSION_TOOL", Line: 29, Col: 11},
+	{Pointer: "/tools/0/env/SESSION_TOOL#value", Line: 29, Col: 25},
+	{Pointer: "/tools/0/kind", Line: 20, Col: 5},
+	{Pointer: "/tools/0/kind#value", Line: 20, Col: 11},
+	{Pointer: "/tools/0/name", Line: 18, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 18, Col: 11},
+	{Pointer: "/tools/0/output", Line: 30, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 31, Col: 7},
+	{Pointer: "/tools/0/output/budget", Line: 31, Col: 7},
+	{Pointer: "/tools/0/output/budget#value", Line: 31, Col: 15},
+	{Pointer: "/tools/0/output/budget/default", Line: 33, Col: 9},
+	{Pointer: "/tools/0/output/budget/default#value", Line: 33, Col: 18},
+	{Pointer: "/tools/0/output/budget/marker", Line: 35, Col: 9},
+	{Pointer: "/tools/0/output/budget/marker#value", Line: 35, Col: 17},
+	{Pointer: "/tools/0/output/budget/max", Line: 34, Col: 9},
+	{Pointer: "/tools/0/output/budget/max#value", Line: 34, Col: 14},
+	{Pointer: "/tools/0/output/budget/unit", Line: 32, Col: 9},
+	{Pointer: "/tools/0/output/budget/unit#value", Line: 32, Col: 15},
+	{Pointer: "/tools/0/params", Line: 21, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 22, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 22, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 22, Col: 70},
+	{Pointer: "/tools/0/params/0/description#value", Line: 22, Col: 83},
+	{Pointer: "/tools/0/params/0/name", Line: 22, Col: 10},
+	{Pointer: "/tools/0/params/0/name#value", Line: 22, Col: 16},
+	{Pointer: "/tools/0/params/0/required", Line: 22, Col: 39},
+	{Pointer: "/tools/0/params/0/required#value", Line: 22, Col: 49},
+	{Pointer: "/tools/0/params/0/role", Line: 22, Col: 55},
+	{Pointer: "/tools/0/params/0/role#value", Line: 22, Col: 61},
+	{Pointer: "/tools/0/params/0/type", Line: 22, Col: 25},
+	{Pointer: "/tools/0/params/0/type#value", Line: 22, Col: 31},
+	{Pointer: "/tools/0/params/1", Line: 23, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 23, Col: 53},
+	{Pointer: "/tools/0/params/1/description#value", Line: 23, Col: 66},
+	{Pointer: "/tools/0/params/1/name", Line: 23, Col: 10},
+	{Pointer: "/tools/0/params/1/name#value", Line: 23, Col: 16},
+	{Pointer: "/tools/0/params/1/role", Line: 23, Col: 40},
+	{Pointer: "/tools/0/params/1/role#value", Line: 23, Col: 46},
+	{Pointer: "/tools/0/params/1/type", Line: 23, Col: 25},
+	{Pointer: "/tools/0/params/1/type#value", Line: 23, Col: 31},
+	{Pointer: "/tools/0/params/2", Line: 24, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 24, Col: 47},
+	{Pointer: "/tools/0/params/2/description#value", Line: 24, Col: 60},
+	{Pointer: "/tools/0/params/2/name", Line: 24, Col: 10},
+	{Pointer: "/tools/0/params/2/name#value", Line: 24, Col: 16},
+	{Pointer: "/tools/0/params/2/role", Line: 24, Col: 36},
+	{Pointer: "/tools/0/params/2/role#value", Line: 24, Col: 42},
+	{Pointer: "/tools/0/params/2/type", Line: 24, Col: 21},
+	{Pointer: "/tools/0/params/2/type#value", Line: 24, Col: 27},
+	{Pointer: "/tools/0/params/3", Line: 25, Col: 9},
+	{Pointer: "/tools/0/params/3/description", Line: 25, Col: 57},
+	{Pointer: "/tools/0/params/3/description#value", Line: 25, Col: 70},
+	{Pointer: "/tools/0/params/3/name", Line: 25, Col: 10},
+	{Pointer: "/tools/0/params/3/name#value", Line: 25, Col: 16},
+	{Pointer: "/tools/0/params/3/role", Line: 25, Col: 43},
+	{Pointer: "/tools/0/params/3/role#value", Line: 25, Col: 49},
+	{Pointer: "/tools/0/params/3/type", Line: 25, Col: 28},
+	{Pointer: "/tools/0/params/3/type#value", Line: 25, Col: 34},
+	{Pointer: "/tools/0/results", Line: 36, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 36, Col: 14},
+	{Pointer: "/tools/0/results/cases", Line: 38, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 39, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit", Line: 45, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 46, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields", Line: 46, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/fields#value", Line: 47, Col: 13},
+	{Pointer: "/tools/0/results/cases/exit/fields/0", Line: 47, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/const", Line: 47, Col: 44},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/const#value", Line: 47, Col: 51},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name", Line: 47, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/name#value", Line: 47, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type", Line: 47, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/0/type#value", Line: 47, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/1", Line: 48, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name", Line: 48, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/name#value", Line: 48, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type", Line: 48, Col: 33},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/type#value", Line: 48, Col: 39},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value", Line: 48, Col: 48},
+	{Pointer: "/tools/0/results/cases/exit/fields/1/value#value", Line: 48, Col: 55},
+	{Pointer: "/tools/0/results/cases/exit/fields/2", Line: 49, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name", Line: 49, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/name#value", Line: 49, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type", Line: 49, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/type#value", Line: 49, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value", Line: 49, Col: 44},
+	{Pointer: "/tools/0/results/cases/exit/fields/2/value#value", Line: 49, Col: 51},
+	{Pointer: "/tools/0/results/cases/exit/fields/3", Line: 50, Col: 15},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name", Line: 50, Col: 16},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/name#value", Line: 50, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type", Line: 50, Col: 30},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/type#value", Line: 50, Col: 36},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/value", Line: 50, Col: 45},
+	{Pointer: "/tools/0/results/cases/exit/fields/3/value#value", Line: 50, Col: 52},
+	{Pointer: "/tools/0/results/cases/running", Line: 39, Col: 9},
+	{Pointer: "/tools/0/results/cases/running#value", Line: 40, Col: 11},
+	{Pointer: "/tools/0/results/cases/running/fields", Line: 40, Col: 11},
+	{Pointer: "/tools/0/results/cases/running/fields#value", Line: 41, Col: 13},
+	{Pointer: "/tools/0/results/cases/running/fields/0", Line: 41, Col: 15},
+	{Pointer: "/tools/0/results/cases/running/fields/0/const", Line: 41, Col: 44},
+	{Pointer: "/tools/0/results/cases/running/fields/0/const#value", Line: 41, Col: 51},
+	{Pointer: "/tools/0/results/cases/running/fields/0/name", Line: 41, Col: 16},
+	{Pointer: "/tools/0/results/cases/running/fields/0/name#value", Line: 41, Col: 22},
+	{Pointer: "/tools/0/results/cases/running/fields/0/type", Line: 41, Col: 30},
+	{Pointer: "/tools/0/results/cases/running/fields/0/type#value", Line: 41, Col: 36},
+	{Pointer: "/tools/0/results/cases/running/fields/1", Line: 42, Col: 15},
+	{Pointer: "/tools/0/results/cases/running/fields/1/doc", Line: 42, Col: 74},
+	{Pointer: "/tools/0/results/cases/running/fields/1/doc#value", Line: 42, Col: 79},
+	{Pointer: "/tools/0/results/cases/running/fields/1/name", Line: 42, Col: 16},
+	{Pointer: "/tools/0/results/cases/running/fields/1/name#value", Line: 42, Col: 22},
+	{Pointer: "/tools/0/results/cases/running/fields/1/type", Line: 42, Col: 34},
+	{Pointer: "/tools/0/results/cases/running/fields/1/type#value", Line: 42, Col: 40},
+	{Pointer: "/tools/0/results/cases/running/fields/1/value", Line: 42, Col: 49},
+	{Pointer: "/tools/0/results/cases/running/fields/1/value#value", Line: 42, Col: 56},
+	{Pointer: "/tools/0/results/cases/running/fields/2", Line: 43, Col: 15},
+	{Pointer: "/tools/0/results/cases/running/fields/2/name", Line: 43, Col: 16},
+	{Pointer: "/tools/0/results/cases/running/fields/2/name#value", Line: 43, Col: 22},
+	{Pointer: "/tools/0/results/cases/running/fields/2/type", Line: 43, Col: 30},
+	{Pointer: "/tools/0/results/cases/running/fields/2/type#value", Line: 43, Col: 36},
+	{Pointer: "/tools/0/results/cases/running/fields/2/value", Line: 43, Col: 44},
+	{Pointer: "/tools/0/results/cases/running/fields/2/value#value", Line: 43, Col: 51},
+	{Pointer: "/tools/0/results/cases/running/fields/3", Line: 44, Col: 15},
+	{Pointer: "/tools/0/results/cases/running/fields/3/name", Line: 44, Col: 16},
+	{Pointer: "/tools/0/results/cases/running/fields/3/name#value", Line: 44, Col: 22},
+	{Pointer: "/tools/0/results/cases/running/fields/3/type", Line: 44, Col: 30},
+	{Pointer: "/tools/0/results/cases/running/fields/3/type#value", Line: 44, Col: 36},
+	{Pointer: "/tools/0/results/cases/running/fields/3/value", Line: 44, Col: 45},
+	{Pointer: "/tools/0/results/cases/running/fields/3/value#value", Line: 44, Col: 52},
+	{Pointer: "/tools/0/results/cases/spawn_error", Line: 51, Col: 9},
+	{Pointer: "/tools/0/results/cases/spawn_error#value", Line: 52, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise", Line: 52, Col: 11},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise#value", Line: 52, Col: 18},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message", Line: 52, Col: 39},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/message#value", Line: 52, Col: 48},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type", Line: 52, Col: 19},
+	{Pointer: "/tools/0/results/cases/spawn_error/raise/type#value", Line: 52, Col: 25},
+	{Pointer: "/tools/0/results/format", Line: 37, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 37, Col: 15},
+	{Pointer: "/tools/0/session", Line: 26, Col: 5},
+	{Pointer: "/tools/0/session#value", Line: 27, Col: 7},
+	{Pointer: "/tools/0/session/stdin", Line: 28, Col: 7},
+	{Pointer: "/tools/0/session/stdin#value", Line: 28, Col: 14},
+	{Pointer: "/tools/0/session/yield", Line: 27, Col: 7},
+	{Pointer: "/tools/0/session/yield#value", Line: 27, Col: 14},
+	{Pointer: "/tools/0/session/yield/default", Line: 27, Col: 25},
+	{Pointer: "/tools/0/session/yield/default#value", Line: 27, Col: 34},
+	{Pointer: "/tools/0/session/yield/max", Line: 27, Col: 48},
+	{Pointer: "/tools/0/session/yield/max#value", Line: 27, Col: 53},
+	{Pointer: "/tools/0/session/yield/min", Line: 27, Col: 39},
+	{Pointer: "/tools/0/session/yield/min#value", Line: 27, Col: 44},
+	{Pointer: "/tools/0/session/yield/unit", Line: 27, Col: 15},
+	{Pointer: "/tools/0/session/yield/unit#value", Line: 27, Col: 21},
+	{Pointer: "/tools/1", Line: 53, Col: 5},
+	{Pointer: "/tools/1/description", Line: 54, Col: 5},
+	{Pointer: "/tools/1/description#value", Line: 54, Col: 18},
+	{Pointer: "/tools/1/kind", Line: 55, Col: 5},
+	{Pointer: "/tools/1/kind#value", Line: 55, Col: 11},
+	{Pointer: "/tools/1/name", Line: 53, Col: 5},
+	{Pointer: "/tools/1/name#value", Line: 53, Col: 11},
+	{Pointer: "/tools/1/output", Line: 62, Col: 5},
+	{Pointer: "/tools/1/output#value", Line: 63, Col: 7},
+	{Pointer: "/tools/1/output/budget", Line: 63, Col: 7},
+	{Pointer: "/tools/1/output/budget#value", Line: 63, Col: 15},
+	{Pointer: "/tools/1/output/budget/default", Line: 33, Col: 9},
+	{Pointer: "/tools/1/output/budget/default#value", Line: 33, Col: 18},
+	{Pointer: "/tools/1/output/budget/marker", Line: 35, Col: 9},
+	{Pointer: "/tools/1/output/budget/marker#value", Line: 35, Col: 17},
+	{Pointer: "/tools/1/output/budget/max", Line: 34, Col: 9},
+	{Pointer: "/tools/1/output/budget/max#value", Line: 34, Col: 14},
+	{Pointer: "/tools/1/output/budget/unit", Line: 32, Col: 9},
+	{Pointer: "/tools/1/output/budget/unit#value", Line: 32, Col: 15},
+	{Pointer: "/tools/1/params", Line: 56, Col: 5},
+	{Pointer: "/tools/1/params#value", Line: 57, Col: 7},
+	{Pointer: "/tools/1/params/0", Line: 57, Col: 9},
+	{Pointer: "/tools/1/params/0/description", Line: 57, Col: 77},
+	{Pointer: "/tools/1/params/0/description#value", Line: 57, Col: 90},
+	{Pointer: "/tools/1/params/0/name", Line: 57, Col: 10},
+	{Pointer: "/tools/1/params/0/name#value", Line: 57, Col: 16},
+	{Pointer: "/tools/1/params/0/required", Line: 57, Col: 43},
+	{Pointer: "/tools/1/params/0/required#value", Line: 57, Col: 53},
+	{Pointer: "/tools/1/params/0/role", Line: 57, Col: 59},
+	{Pointer: "/tools/1/params/0/role#value", Line: 57, Col: 65},
+	{Pointer: "/tools/1/params/0/type", Line: 57, Col: 28},
+	{Pointer: "/tools/1/params/0/type#value", Line: 57, Col: 34},
+	{Pointer: "/tools/1/params/1", Line: 58, Col: 9},
+	{Pointer: "/tools/1/params/1/description", Line: 58, Col: 49},
+	{Pointer: "/tools/1/params/1/description#value", Line: 58, Col: 62},
+	{Pointer: "/tools/1/params/1/name", Line: 58, Col: 10},
+	{Pointer: "/tools/1/params/1/name#value", Line: 58, Col: 16},
+	{Pointer: "/tools/1/params/1/role", Line: 58, Col: 36},
+	{Pointer: "/tools/1/params/1/role#value", Line: 58, Col: 42},
+	{Pointer: "/tools/1/params/1/type", Line: 58, Col: 22},
+	{Pointer: "/tools/1/params/1/type#value", Line: 58, Col: 28},
+	{Pointer: "/tools/1/params/2", Line: 59, Col: 9},
+	{Pointer: "/tools/1/params/2/description", Line: 59, Col: 53},
+	{Pointer: "/tools/1/params/2/description#value", Line: 59, Col: 66},
+	{Pointer: "/tools/1/params/2/name", Line: 59, Col: 10},
+	{Pointer: "/tools/1/params/2/name#value", Line: 59, Col: 16},
+	{Pointer: "/tools/1/params/2/role", Line: 59, Col: 40},
+	{Pointer: "/tools/1/params/2/role#value", Line: 59, Col: 46},
+	{Pointer: "/tools/1/params/2/type", Line: 59, Col: 25},
+	{Pointer: "/tools/1/params/2/type#value", Line: 59, Col: 31},
+	{Pointer: "/tools/1/results", Line: 64, Col: 5},
+	{Pointer: "/tools/1/results#value", Line: 65, Col: 7},
+	{Pointer: "/tools/1/results/cases", Line: 66, Col: 7},
+	{Pointer: "/tools/1/results/cases#value", Line: 67, Col: 9},
+	{Pointer: "/tools/1/results/cases/exit", Line: 73, Col: 9},
+	{Pointer: "/tools/1/results/cases/exit#value", Line: 74, Col: 11},
+	{Pointer: "/tools/1/results/cases/exit/fields", Line: 74, Col: 11},
+	{Pointer: "/tools/1/results/cases/exit/fields#value", Line: 75, Col: 13},
+	{Pointer: "/tools/1/results/cases/exit/fields/0", Line: 75, Col: 15},
+	{Pointer: "/tools/1/results/cases/exit/fields/0/const", Line: 75, Col: 44},
+	{Pointer: "/tools/1/results/cases/exit/fields/0/const#value", Line: 75, Col: 51},
+	{Pointer: "/tools/1/results/cases/exit/fields/0/name", Line: 75, Col: 16},
+	{Pointer: "/tools/1/results/cases/exit/fields/0/name#value", Line: 75, Col: 22},
+	{Pointer: "/tools/1/results/cases/exit/fields/0/type", Line: 75, Col: 30},
+	{Pointer: "/tools/1/results/cases/exit/fields/0/type#value", Line: 75, Col: 36},
+	{Pointer: "/tools/1/results/cases/exit/fields/1", Line: 76, Col: 15},
+	{Pointer: "/tools/1/results/cases/exit/fields/1/name", Line: 76, Col: 16},
+	{Pointer: "/tools/1/results/cases/exit/fields/1/name#value", Line: 76, Col: 22},
+	{Pointer: "/tools/1/results/cases/exit/fields/1/type", Line: 76, Col: 33},
+	{Pointer: "/tools/1/results/cases/exit/fields/1/type#value", Line: 76, Col: 39},
+	{Pointer: "/tools/1/results/cases/exit/fields/1/value", Line: 76, Col: 48},
+	{Pointer: "/tools/1/results/cases/exit/fields/1/value#value", Line: 76, Col: 55},
+	{Pointer: "/tools/1/results/cases/exit/fields/2", Line: 77, Col: 15},
+	{Pointer: "/tools/1/results/cases/exit/fields/2/name", Line: 77, Col: 16},
+	{Pointer: "/tools/1/results/cases/exit/fields/2/name#value", Line: 77, Col: 22},
+	{Pointer: "/tools/1/results/cases/exit/fields/2/type", Line: 77, Col: 30},
+	{Pointer: "/tools/1/results/cases/exit/fields/2/type#value", Line: 77, Col: 36},
+	{Pointer: "/tools/1/results/cases/exit/fields/2/value", Line: 77, Col: 44},
+	{Pointer: "/tools/1/results/cases/exit/fields/2/value#value", Line: 77, Col: 51},
+	{Pointer: "/tools/1/results/cases/exit/fields/3", Line: 78, Col: 15},
+	{Pointer: "/tools/1/results/cases/exit/fields/3/name", Line: 78, Col: 16},
+	{Pointer: "/tools/1/results/cases/exit/fields/3/name#value", Line: 78, Col: 22},
+	{Pointer: "/tools/1/results/cases/exit/fields/3/type", Line: 78, Col: 30},
+	{Pointer: "/tools/1/results/cases/exit/fields/3/type#value", Line: 78, Col: 36},
+	{Pointer: "/tools/1/results/cases/exit/fields/3/value", Line: 78, Col: 45},
+	{Pointer: "/tools/1/results/cases/exit/fields/3/value#value", Line: 78, Col: 52},
+	{Pointer: "/tools/1/results/cases/running", Line: 67, Col: 9},
+	{Pointer: "/tools/1/results/cases/running#value", Line: 68, Col: 11},
+	{Pointer: "/tools/1/results/cases/running/fields", Line: 68, Col: 11},
+	{Pointer: "/tools/1/results/cases/running/fields#value", Line: 69, Col: 13},
+	{Pointer: "/tools/1/results/cases/running/fields/0", Line: 69, Col: 15},
+	{Pointer: "/tools/1/results/cases/running/fields/0/const", Line: 69, Col: 44},
+	{Pointer: "/tools/1/results/cases/running/fields/0/const#value", Line: 69, Col: 51},
+	{Pointer: "/tools/1/results/cases/running/fields/0/name", Line: 69, Col: 16},
+	{Pointer: "/tools/1/results/cases/running/fields/0/name#value", Line: 69, Col: 22},
+	{Pointer: "/tools/1/results/cases/running/fields/0/type", Line: 69, Col: 30},
+	{Pointer: "/tools/1/results/cases/running/fields/0/type#value", Line: 69, Col: 36},
+	{Pointer: "/tools/1/results/cases/running/fields/1", Line: 70, Col: 15},
+	{Pointer: "/tools/1/results/cases/running/fields/1/name", Line: 70, Col: 16},
+	{Pointer: "/tools/1/results/cases/running/fields/1/name#value", Line: 70, Col: 22},
+	{Pointer: "/tools/1/results/cases/running/fields/1/type", Line: 70, Col: 34},
+	{Pointer: "/tools/1/results/cases/running/fields/1/type#value", Line: 70, Col: 40},
+	{Pointer: "/tools/1/results/cases/running/fields/1/value", Line: 70, Col: 49},
+	{Pointer: "/tools/1/results/cases/running/fields/1/value#value", Line: 70, Col: 56},
+	{Pointer: "/tools/1/results/cases/running/fields/2", Line: 71, Col: 15},
+	{Pointer: "/tools/1/results/cases/running/fields/2/name", Line: 71, Col: 16},
+	{Pointer: "/tools/1/results/cases/running/fields/2/name#value", Line: 71, Col: 22},
+	{Pointer: "/tools/1/results/cases/running/fields/2/type", Line: 71, Col: 30},
+	{Pointer: "/tools/1/results/cases/running/fields/2/type#value", Line: 71, Col: 36},
+	{Pointer: "/tools/1/results/cases/running/fields/2/value", Line: 71, Col: 44},
+	{Pointer: "/tools/1/results/cases/running/fields/2/value#value", Line: 71, Col: 51},
+	{Pointer: "/tools/1/results/cases/running/fields/3", Line: 72, Col: 15},
+	{Pointer: "/tools/1/results/cases/running/fields/3/name", Line: 72, Col: 16},
+	{Pointer: "/tools/1/results/cases/running/fields/3/name#value", Line: 72, Col: 22},
+	{Pointer: "/tools/1/results/cases/running/fields/3/type", Line: 72, Col: 30},
+	{Pointer: "/tools/1/results/cases/running/fields/3/type#value", Line: 72, Col: 36},
+	{Pointer: "/tools/1/results/cases/running/fields/3/value", Line: 72, Col: 45},
+	{Pointer: "/tools/1/results/cases/running/fields/3/value#value", Line: 72, Col: 52},
+	{Pointer: "/tools/1/results/format", Line: 65, Col: 7},
+	{Pointer: "/tools/1/results/format#value", Line: 65, Col: 15},
+	{Pointer: "/tools/1/session", Line: 60, Col: 5},
+	{Pointer: "/tools/1/session#value", Line: 61, Col: 7},
+	{Pointer: "/tools/1/session/yield", Line: 61, Col: 7},
+	{Pointer: "/tools/1/session/yield#value", Line: 61, Col: 14},
+	{Pointer: "/tools/1/session/yield/default", Line: 61, Col: 25},
+	{Pointer: "/tools/1/session/yield/default#value", Line: 61, Col: 34},
+	{Pointer: "/tools/1/session/yield/empty", Line: 61, Col: 60},
+	{Pointer: "/tools/1/session/yield/empty#value", Line: 61, Col: 67},
+	{Pointer: "/tools/1/session/yield/empty/max", Line: 61, Col: 78},
+	{Pointer: "/tools/1/session/yield/empty/max#value", Line: 61, Col: 83},
+	{Pointer: "/tools/1/session/yield/empty/min", Line: 61, Col: 68},
+	{Pointer: "/tools/1/session/yield/empty/min#value", Line: 61, Col: 73},
+	{Pointer: "/tools/1/session/yield/max", Line: 61, Col: 48},
+	{Pointer: "/tools/1/session/yield/max#value", Line: 61, Col: 53},
+	{Pointer: "/tools/1/session/yield/min", Line: 61, Col: 39},
+	{Pointer: "/tools/1/session/yield/min#value", Line: 61, Col: 44},
+	{Pointer: "/tools/1/session/yield/unit", Line: 61, Col: 15},
+	{Pointer: "/tools/1/session/yield/unit#value", Line: 61, Col: 21},
+	{Pointer: "/tools/2", Line: 79, Col: 5},
+	{Pointer: "/tools/2/description", Line: 80, Col: 5},
+	{Pointer: "/tools/2/description#value", Line: 80, Col: 18},
+	{Pointer: "/tools/2/kind", Line: 81, Col: 5},
+	{Pointer: "/tools/2/kind#value", Line: 81, Col: 11},
+	{Pointer: "/tools/2/name", Line: 79, Col: 5},
+	{Pointer: "/tools/2/name#value", Line: 79, Col: 11},
+	{Pointer: "/tools/2/params", Line: 82, Col: 5},
+	{Pointer: "/tools/2/params#value", Line: 83, Col: 7},
+	{Pointer: "/tools/2/params/0", Line: 83, Col: 9},
+	{Pointer: "/tools/2/params/0/description", Line: 83, Col: 77},
+	{Pointer: "/tools/2/params/0/description#value", Line: 83, Col: 90},
+	{Pointer: "/tools/2/params/0/name", Line: 83, Col: 10},
+	{Pointer: "/tools/2/params/0/name#value", Line: 83, Col: 16},
+	{Pointer: "/tools/2/params/0/required", Line: 83, Col: 43},
+	{Pointer: "/tools/2/params/0/required#value", Line: 83, Col: 53},
+	{Pointer: "/tools/2/params/0/role", Line: 83, Col: 59},
+	{Pointer: "/tools/2/params/0/role#value", Line: 83, Col: 65},
+	{Pointer: "/tools/2/params/0/type", Line: 83, Col: 28},
+	{Pointer: "/tools/2/params/0/type#value", Line: 83, Col: 34},
+	{Pointer: "/tools/2/results", Line: 86, Col: 5},
+	{Pointer: "/tools/2/results#value", Line: 87, Col: 7},
+	{Pointer: "/tools/2/results/cases", Line: 88, Col: 7},
+	{Pointer: "/tools/2/results/cases#value", Line: 89, Col: 9},
+	{Pointer: "/tools/2/results/cases/exit", Line: 90, Col: 9},
+	{Pointer: "/tools/2/results/cases/exit#value", Line: 90, Col: 15},
+	{Pointer: "/tools/2/results/cases/exit/text", Line: 90, Col: 16},
+	{Pointer: "/tools/2/results/cases/exit/text#value", Line: 90, Col: 22},
+	{Pointer: "/tools/2/results/cases/running", Line: 89, Col: 9},
+	{Pointer: "/tools/2/results/cases/running#value", Line: 89, Col: 18},
+	{Pointer: "/tools/2/results/cases/running/text", Line: 89, Col: 19},
+	{Pointer: "/tools/2/results/cases/running/text#value", Line: 89, Col: 25},
+	{Pointer: "/tools/2/results/format", Line: 87, Col: 7},
+	{Pointer: "/tools/2/results/format#value", Line: 87, Col: 15},
+	{Pointer: "/tools/2/session", Line: 84, Col: 5},
+	{Pointer: "/tools/2/session#value", Line: 85, Col: 7},
+	{Pointer: "/tools/2/session/yield", Line: 85, Col: 7},
+	{Pointer: "/tools/2/session/yield#value", Line: 85, Col: 14},
+	{Pointer: "/tools/2/session/yield/default", Line: 85, Col: 25},
+	{Pointer: "/tools/2/session/yield/default#value", Line: 85, Col: 34},
+	{Pointer: "/tools/2/session/yield/unit", Line: 85, Col: 15},
+	{Pointer: "/tools/2/session/yield/unit#value", Line: 85, Col: 21},
+	{Pointer: "/tools/3", Line: 91, Col: 5},
+	{Pointer: "/tools/3/description", Line: 92, Col: 5},
+	{Pointer: "/tools/3/description#value", Line: 92, Col: 18},
+	{Pointer: "/tools/3/kind", Line: 93, Col: 5},
+	{Pointer: "/tools/3/kind#value", Line: 93, Col: 11},
+	{Pointer: "/tools/3/name", Line: 91, Col: 5},
+	{Pointer: "/tools/3/name#value", Line: 91, Col: 11},
+	{Pointer: "/tools/3/params", Line: 94, Col: 5},
+	{Pointer: "/tools/3/params#value", Line: 94, Col: 13},
+	{Pointer: "/tools/3/results", Line: 95, Col: 5},
+	{Pointer: "/tools/3/results#value", Line: 96, Col: 7},
+	{Pointer: "/tools/3/results/cases", Line: 97, Col: 7},
+	{Pointer: "/tools/3/results/cases#value", Line: 98, Col: 9},
+	{Pointer: "/tools/3/results/cases/ok", Line: 98, Col: 9},
+	{Pointer: "/tools/3/results/cases/ok#value", Line: 98, Col: 13},
+	{Pointer: "/tools/3/results/cases/ok/text", Line: 98, Col: 14},
+	{Pointer: "/tools/3/results/cases/ok/text#value", Line: 98, Col: 20},
+	{Pointer: "/tools/3/results/format", Line: 96, Col: 7},
+	{Pointer: "/tools/3/results/format#value", Line: 96, Col: 15},
+	{Pointer: "/tools/4", Line: 99, Col: 5},
+	{Pointer: "/tools/4/description", Line: 100, Col: 5},
+	{Pointer: "/tools/4/description#value", Line: 100, Col: 18},
+	{Pointer: "/tools/4/kind", Line: 101, Col: 5},
+	{Pointer: "/tools/4/kind#value", Line: 101, Col: 11},
+	{Pointer: "/tools/4/name", Line: 99, Col: 5},
+	{Pointer: "/tools/4/name#value", Line: 99, Col: 11},
+	{Pointer: "/tools/4/params", Line: 102, Col: 5},
+	{Pointer: "/tools/4/params#value", Line: 103, Col: 7},
+	{Pointer: "/tools/4/params/0", Line: 103, Col: 9},
+	{Pointer: "/tools/4/params/0/description", Line: 103, Col: 77},
+	{Pointer: "/tools/4/params/0/description#value", Line: 103, Col: 90},
+	{Pointer: "/tools/4/params/0/name", Line: 103, Col: 10},
+	{Pointer: "/tools/4/params/0/name#value", Line: 103, Col: 16},
+	{Pointer: "/tools/4/params/0/required", Line: 103, Col: 43},
+	{Pointer: "/tools/4/params/0/required#value", Line: 103, Col: 53},
+	{Pointer: "/tools/4/params/0/role", Line: 103, Col: 59},
+	{Pointer: "/tools/4/params/0/role#value", Line: 103, Col: 65},
+	{Pointer: "/tools/4/params/0/type", Line: 103, Col: 28},
+	{Pointer: "/tools/4/params/0/type#value", Line: 103, Col: 34},
+	{Pointer: "/tools/4/results", Line: 104, Col: 5},
+	{Pointer: "/tools/4/results#value", Line: 105, Col: 7},
+	{Pointer: "/tools/4/results/cases", Line: 106, Col: 7},
+	{Pointer: "/tools/4/results/cases#value", Line: 107, Col: 9},
+	{Pointer: "/tools/4/results/cases/ok", Line: 107, Col: 9},
+	{Pointer: "/tools/4/results/cases/ok#value", Line: 108, Col: 11},
+	{Pointer: "/tools/4/results/cases/ok/fields", Line: 108, Col: 11},
+	{Pointer: "/tools/4/results/cases/ok/fields#value", Line: 109, Col: 13},
+	{Pointer: "/tools/4/results/cases/ok/fields/0", Line: 109, Col: 15},
+	{Pointer: "/tools/4/results/cases/ok/fields/0/name", Line: 109, Col: 16},
+	{Pointer: "/tools/4/results/cases/ok/fields/0/name#value", Line: 109, Col: 22},
+	{Pointer: "/tools/4/results/cases/ok/fields/0/type", Line: 109, Col: 31},
+	{Pointer: "/tools/4/results/cases/ok/fields/0/type#value", Line: 109, Col: 37},
+	{Pointer: "/tools/4/results/cases/ok/fields/0/value", Line: 109, Col: 46},
+	{Pointer: "/tools/4/results/cases/ok/fields/0/value#value", Line: 109, Col: 53},
+	{Pointer: "/tools/4/results/cases/ok/fields/1", Line: 110, Col: 15},
+	{Pointer: "/tools/4/results/cases/ok/fields/1/name", Line: 110, Col: 16},
+	{Pointer: "/tools/4/results/cases/ok/fields/1/name#value", Line: 110, Col: 22},
+	{Pointer: "/tools/4/results/cases/ok/fields/1/type", Line: 110, Col: 33},
+	{Pointer: "/tools/4/results/cases/ok/fields/1/type#value", Line: 110, Col: 39},
+	{Pointer: "/tools/4/results/cases/ok/fields/1/value", Line: 110, Col: 48},
+	{Pointer: "/tools/4/results/cases/ok/fields/1/value#value", Line: 110, Col: 55},
+	{Pointer: "/tools/4/results/format", Line: 105, Col: 7},
+	{Pointer: "/tools/4/results/format#value", Line: 105, Col: 15},
 }

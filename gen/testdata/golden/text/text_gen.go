@@ -7,9 +7,9 @@ package text
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -19,29 +19,25 @@ const (
 	ToolBash = "bash"
 )
 
-//go:embed text.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("text.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded text.yaml (shared: do not modify it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads text.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the text variant's tools on the agentbash runtime. It is safe for concurrent use; Close
 // ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +66,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (string, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, runtime.DecodeText)
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, genimpl.DecodeText)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -112,45 +108,430 @@ Use "timeout" for long commands.`,
 
 // BashParams are the parameters of the bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command string  `json:"command" jsonschema_description:"The command to run."`
-	Cwd     *string `json:"cwd,omitempty" jsonschema:"nullable" jsonschema_description:"Working directory, default the workspace."`
+	Command string  `json:"command" jsonschema:"The command to run."`
+	Cwd     *string `json:"cwd,omitempty" jsonschema:"Working directory, default the workspace."`
 	// CwdNull sends cwd as null (Cwd must be nil); null may mean other than absent.
 	CwdNull bool              `json:"-"`
-	Env     map[string]string `json:"env,omitempty" jsonschema:"nullable" jsonschema_description:"Extra environment variables."`
+	Env     map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables."`
 	// EnvNull sends env as null (Env must be nil); null may mean other than absent.
 	EnvNull bool `json:"-"`
-	Timeout *int `json:"timeout,omitempty" jsonschema:"default=30,nullable" jsonschema_description:"Seconds before the command is killed."`
+	Timeout *int `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed."`
 	// TimeoutNull sends timeout as null (Timeout must be nil); null may mean other than absent.
 	TimeoutNull   bool  `json:"-"`
-	CaptureOutput *bool `json:"capture_output,omitempty" jsonschema:"default=true" jsonschema_description:"Capture output (false: send it to the terminal)."`
+	CaptureOutput *bool `json:"capture_output,omitempty" jsonschema:"Capture output (false: send it to the terminal)."`
 }
 
 // MarshalJSON writes the parameters as a model sends them, the Null ones as null.
 func (p BashParams) MarshalJSON() ([]byte, error) {
 	type plain BashParams
-	return runtime.MarshalParams(plain(p), runtime.Null{Name: "cwd", Set: p.CwdNull}, runtime.Null{Name: "env", Set: p.EnvNull}, runtime.Null{Name: "timeout", Set: p.TimeoutNull})
+	return genimpl.MarshalParams(plain(p), genimpl.Null{Name: "cwd", Set: p.CwdNull}, genimpl.Null{Name: "env", Set: p.EnvNull}, genimpl.Null{Name: "timeout", Set: p.TimeoutNull})
 }
 
 // ModelRetry is raised when bash gets a parameter of the wrong type, or misses a required one; bash
 // gets a blank command; bash gets a timeout out of range; bash gets a working directory that is not a
 // directory.
-type ModelRetry struct{ runtime.Raised }
+type ModelRetry struct{ genimpl.Raised }
 
 // OSError is raised when bash cannot start its shell.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // ToolTimeoutError is raised when bash ends with outcome timeout.
-type ToolTimeoutError struct{ runtime.Raised }
+type ToolTimeoutError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "ModelRetry":
-		return &ModelRetry{runtime.Raised{ToolError: te}}
+		return &ModelRetry{genimpl.Raised{ToolError: te}}
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "ToolTimeoutError":
-		return &ToolTimeoutError{runtime.Raised{ToolError: te}}
+		return &ToolTimeoutError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the text variant as spec.Load returned it from text.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:      "text",
+		Title:   "A formatted-text tool",
+		Summary: "Exercises text results, nullable and object parameters, and raised errors.",
+		Hosts: []string{
+			"example-text",
+		},
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "negative",
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "bash",
+				Description: "Run a shell command and return its formatted output.\nUse \"timeout\" for long commands.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The command to run.",
+						Role:        "command",
+					},
+					{
+						Name:        "cwd",
+						Type:        "string",
+						Nullable:    true,
+						Description: "Working directory, default the workspace.",
+						Role:        "workdir",
+					},
+					{
+						Name:        "env",
+						Type:        "object",
+						Nullable:    true,
+						Description: "Extra environment variables.",
+						Role:        "env",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Nullable:    true,
+						Default:     30,
+						Description: "Seconds before the command is killed.",
+						Role:        "timeout",
+					},
+					{
+						Name:        "capture_output",
+						Type:        "boolean",
+						Default:     true,
+						Description: "Capture output (false: send it to the terminal).",
+						Role:        "capture",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ModelRetry",
+					Message: "Invalid {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Checks: []spec.Check{
+					{
+						Timeout: true,
+					},
+					{
+						Workdir: true,
+					},
+					{
+						NotBlank: "command",
+						Fail: &spec.Failure{
+							Type:    "ModelRetry",
+							Message: "Empty command not allowed",
+						},
+					},
+				},
+				Timeout: &spec.Timeout{
+					Unit:           "s",
+					Default:        30.0,
+					OnNull:         "none",
+					Min:            new(1.0),
+					Max:            new(300.0),
+					OutOfRange:     "fail",
+					RangeSkipsZero: true,
+					NonPositive:    "expire",
+					Expiry:         "kill",
+					Fail: &spec.Failure{
+						Type:    "ModelRetry",
+						Message: "Timeout must be between 1 and 300 seconds.",
+					},
+				},
+				Workdir: &spec.Workdir{
+					MustBeDir: &spec.Failure{
+						Type:    "ModelRetry",
+						Message: "Working directory '{{.Path}}' does not exist.",
+					},
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Strip:    true,
+				},
+				Results: spec.Results{
+					Format: "text",
+					Cases: map[spec.Outcome]spec.Shape{
+						"exit": {
+							Text: new("Command: {{.Command}}\nExit Code: {{.ExitCode}}\n\nSTDOUT:\n{{if .Stdout}}{{.Stdout}}{{else}}(no output){{end}}\n\nSTDERR:\n{{if .Stderr}}{{.Stderr}}{{else}}(no errors){{end}}"),
+							Truncate: &spec.Truncate{
+								Unit:          "chars",
+								Limit:         200,
+								Keep:          "head_tail",
+								Head:          100,
+								Tail:          50,
+								TailThreshold: 150,
+								CutDecode:     "replace",
+								Marker:        "\n...\n[truncated]\n...\n",
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "OSError",
+								Message: "{{.Message}}",
+							},
+						},
+						"timeout": {
+							Raise: &spec.Failure{
+								Type:    "ToolTimeoutError",
+								Message: "Command timed out after {{.TimeoutValue}} seconds: {{.Command}}",
+							},
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "none",
+			Repo:     "example/text",
+			Path:     "text.py",
+			Language: "python",
+		},
+		File: "text.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"exit",
+					"timeout",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Cwd",
+							Null:  "CwdNull",
+						},
+						{
+							Param: &v.Tools[0].Params[2],
+							Name:  "Env",
+							Null:  "EnvNull",
+						},
+						{
+							Param: &v.Tools[0].Params[3],
+							Name:  "Timeout",
+							Null:  "TimeoutNull",
+						},
+						{
+							Param: &v.Tools[0].Params[4],
+							Name:  "CaptureOutput",
+						},
+					},
+					Shape: "text",
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of text.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 4, Col: 1},
+	{Pointer: "/hosts", Line: 7, Col: 1},
+	{Pointer: "/hosts#value", Line: 7, Col: 8},
+	{Pointer: "/hosts/0", Line: 7, Col: 9},
+	{Pointer: "/id", Line: 4, Col: 1},
+	{Pointer: "/id#value", Line: 4, Col: 5},
+	{Pointer: "/shell", Line: 9, Col: 1},
+	{Pointer: "/shell#value", Line: 10, Col: 3},
+	{Pointer: "/shell/argv", Line: 10, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 10, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 10, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 10, Col: 19},
+	{Pointer: "/source", Line: 8, Col: 1},
+	{Pointer: "/source#value", Line: 8, Col: 9},
+	{Pointer: "/source/language", Line: 8, Col: 57},
+	{Pointer: "/source/language#value", Line: 8, Col: 67},
+	{Pointer: "/source/path", Line: 8, Col: 42},
+	{Pointer: "/source/path#value", Line: 8, Col: 48},
+	{Pointer: "/source/repo", Line: 8, Col: 22},
+	{Pointer: "/source/repo#value", Line: 8, Col: 28},
+	{Pointer: "/source/seed", Line: 8, Col: 10},
+	{Pointer: "/source/seed#value", Line: 8, Col: 16},
+	{Pointer: "/summary", Line: 6, Col: 1},
+	{Pointer: "/summary#value", Line: 6, Col: 10},
+	{Pointer: "/title", Line: 5, Col: 1},
+	{Pointer: "/title#value", Line: 5, Col: 8},
+	{Pointer: "/tools", Line: 11, Col: 1},
+	{Pointer: "/tools#value", Line: 12, Col: 3},
+	{Pointer: "/tools/0", Line: 12, Col: 5},
+	{Pointer: "/tools/0/checks", Line: 23, Col: 5},
+	{Pointer: "/tools/0/checks#value", Line: 24, Col: 7},
+	{Pointer: "/tools/0/checks/0", Line: 24, Col: 9},
+	{Pointer: "/tools/0/checks/0/timeout", Line: 24, Col: 9},
+	{Pointer: "/tools/0/checks/0/timeout#value", Line: 24, Col: 18},
+	{Pointer: "/tools/0/checks/1", Line: 25, Col: 9},
+	{Pointer: "/tools/0/checks/1/workdir", Line: 25, Col: 9},
+	{Pointer: "/tools/0/checks/1/workdir#value", Line: 25, Col: 18},
+	{Pointer: "/tools/0/checks/2", Line: 26, Col: 9},
+	{Pointer: "/tools/0/checks/2/fail", Line: 27, Col: 9},
+	{Pointer: "/tools/0/checks/2/fail#value", Line: 27, Col: 15},
+	{Pointer: "/tools/0/checks/2/fail/message", Line: 27, Col: 34},
+	{Pointer: "/tools/0/checks/2/fail/message#value", Line: 27, Col: 43},
+	{Pointer: "/tools/0/checks/2/fail/type", Line: 27, Col: 16},
+	{Pointer: "/tools/0/checks/2/fail/type#value", Line: 27, Col: 22},
+	{Pointer: "/tools/0/checks/2/not_blank", Line: 26, Col: 9},
+	{Pointer: "/tools/0/checks/2/not_blank#value", Line: 26, Col: 20},
+	{Pointer: "/tools/0/description", Line: 13, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 13, Col: 18},
+	{Pointer: "/tools/0/invalid_param", Line: 22, Col: 5},
+	{Pointer: "/tools/0/invalid_param#value", Line: 22, Col: 20},
+	{Pointer: "/tools/0/invalid_param/message", Line: 22, Col: 39},
+	{Pointer: "/tools/0/invalid_param/message#value", Line: 22, Col: 48},
+	{Pointer: "/tools/0/invalid_param/type", Line: 22, Col: 21},
+	{Pointer: "/tools/0/invalid_param/type#value", Line: 22, Col: 27},
+	{Pointer: "/tools/0/name", Line: 12, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 12, Col: 11},
+	{Pointer: "/tools/0/output", Line: 40, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 41, Col: 7},
+	{Pointer: "/tools/0/output/decode", Line: 41, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 41, Col: 15},
+	{Pointer: "/tools/0/output/strip", Line: 42, Col: 7},
+	{Pointer: "/tools/0/output/strip#value", Line: 42, Col: 14},
+	{Pointer: "/tools/0/params", Line: 16, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 17, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 17, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 17, Col: 70},
+	{Pointer: "/tools/0/params/0/description#value", Line: 17, Col: 83},
+	{Pointer: "/tools/0/params/0/name", Line: 17, Col: 10},
+	{Pointer: "/tools/0/params/0/name#value", Line: 17, Col: 16},
+	{Pointer: "/tools/0/params/0/required", Line: 17, Col: 39},
+	{Pointer: "/tools/0/params/0/required#value", Line: 17, Col: 49},
+	{Pointer: "/tools/0/params/0/role", Line: 17, Col: 55},
+	{Pointer: "/tools/0/params/0/role#value", Line: 17, Col: 61},
+	{Pointer: "/tools/0/params/0/type", Line: 17, Col: 25},
+	{Pointer: "/tools/0/params/0/type#value", Line: 17, Col: 31},
+	{Pointer: "/tools/0/params/1", Line: 18, Col: 9},
+	{Pointer: "/tools/0/params/1/description", Line: 18, Col: 66},
+	{Pointer: "/tools/0/params/1/description#value", Line: 18, Col: 79},
+	{Pointer: "/tools/0/params/1/name", Line: 18, Col: 10},
+	{Pointer: "/tools/0/params/1/name#value", Line: 18, Col: 16},
+	{Pointer: "/tools/0/params/1/nullable", Line: 18, Col: 35},
+	{Pointer: "/tools/0/params/1/nullable#value", Line: 18, Col: 45},
+	{Pointer: "/tools/0/params/1/role", Line: 18, Col: 51},
+	{Pointer: "/tools/0/params/1/role#value", Line: 18, Col: 57},
+	{Pointer: "/tools/0/params/1/type", Line: 18, Col: 21},
+	{Pointer: "/tools/0/params/1/type#value", Line: 18, Col: 27},
+	{Pointer: "/tools/0/params/2", Line: 19, Col: 9},
+	{Pointer: "/tools/0/params/2/description", Line: 19, Col: 62},
+	{Pointer: "/tools/0/params/2/description#value", Line: 19, Col: 75},
+	{Pointer: "/tools/0/params/2/name", Line: 19, Col: 10},
+	{Pointer: "/tools/0/params/2/name#value", Line: 19, Col: 16},
+	{Pointer: "/tools/0/params/2/nullable", Line: 19, Col: 35},
+	{Pointer: "/tools/0/params/2/nullable#value", Line: 19, Col: 45},
+	{Pointer: "/tools/0/params/2/role", Line: 19, Col: 51},
+	{Pointer: "/tools/0/params/2/role#value", Line: 19, Col: 57},
+	{Pointer: "/tools/0/params/2/type", Line: 19, Col: 21},
+	{Pointer: "/tools/0/params/2/type#value", Line: 19, Col: 27},
+	{Pointer: "/tools/0/params/3", Line: 20, Col: 9},
+	{Pointer: "/tools/0/params/3/default", Line: 20, Col: 56},
+	{Pointer: "/tools/0/params/3/default#value", Line: 20, Col: 65},
+	{Pointer: "/tools/0/params/3/description", Line: 20, Col: 84},
+	{Pointer: "/tools/0/params/3/description#value", Line: 20, Col: 97},
+	{Pointer: "/tools/0/params/3/name", Line: 20, Col: 10},
+	{Pointer: "/tools/0/params/3/name#value", Line: 20, Col: 16},
+	{Pointer: "/tools/0/params/3/nullable", Line: 20, Col: 40},
+	{Pointer: "/tools/0/params/3/nullable#value", Line: 20, Col: 50},
+	{Pointer: "/tools/0/params/3/role", Line: 20, Col: 69},
+	{Pointer: "/tools/0/params/3/role#value", Line: 20, Col: 75},
+	{Pointer: "/tools/0/params/3/type", Line: 20, Col: 25},
+	{Pointer: "/tools/0/params/3/type#value", Line: 20, Col: 31},
+	{Pointer: "/tools/0/params/4", Line: 21, Col: 9},
+	{Pointer: "/tools/0/params/4/default", Line: 21, Col: 47},
+	{Pointer: "/tools/0/params/4/default#value", Line: 21, Col: 56},
+	{Pointer: "/tools/0/params/4/description", Line: 21, Col: 77},
+	{Pointer: "/tools/0/params/4/description#value", Line: 21, Col: 90},
+	{Pointer: "/tools/0/params/4/name", Line: 21, Col: 10},
+	{Pointer: "/tools/0/params/4/name#value", Line: 21, Col: 16},
+	{Pointer: "/tools/0/params/4/role", Line: 21, Col: 62},
+	{Pointer: "/tools/0/params/4/role#value", Line: 21, Col: 68},
+	{Pointer: "/tools/0/params/4/type", Line: 21, Col: 32},
+	{Pointer: "/tools/0/params/4/type#value", Line: 21, Col: 38},
+	{Pointer: "/tools/0/results", Line: 43, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 44, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 45, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 46, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit", Line: 46, Col: 9},
+	{Pointer: "/tools/0/results/cases/exit#value", Line: 47, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text", Line: 47, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/text#value", Line: 47, Col: 17},
+	{Pointer: "/tools/0/results/cases/exit/truncate", Line: 48, Col: 11},
+	{Pointer: "/tools/0/results/cases/exit/truncate#value", Line: 48, Col: 21},
+	{Pointer: "/tools/0/results/cases/exit/truncate/head", Line: 48, Col: 64},
+	{Pointer: "/tools/0/results/cases/exit/truncate/head#value", Line: 48, Col: 70},
+	{Pointer: "/tools/0/results/cases/exit/truncate/keep", Line: 48, Col: 47},
+	{Pointer: "/tools/0/results/cases/exit/truncate/keep#value", Line: 48, Col: 53},
+	{Pointer: "/tools/0/results/cases/exit/truncate/limit", Line: 48, Col: 35},
+	{Pointer: "/tools/0/results/cases/exit/truncate/limit#value", Line: 48, Col: 42},
+	{Pointer: "/tools/0/results/cases/exit/truncate/marker", Line: 48, Col: 106},
+	{Pointer: "/tools/0/results/cases/exit/truncate/marker#value", Line: 48, Col: 114},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail", Line: 48, Col: 75},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail#value", Line: 48, Col: 81},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail_threshold", Line: 48, Col: 85},
+	{Pointer: "/tools/0/results/cases/exit/truncate/tail_threshold#value", Line: 48, Col: 101},
+	{Pointer: "/tools/0/results/cases/exit/truncate/unit", Line: 48, Col: 22},
+	{Pointer: "/tools/0/results/cases/exit/truncate/unit#value", Line: 48, Col: 28},
+	{Pointer: "/tools/0/results/cases/timeout", Line: 49, Col: 9},
+	{Pointer: "/tools/0/results/cases/timeout#value", Line: 50, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/raise", Line: 50, Col: 11},
+	{Pointer: "/tools/0/results/cases/timeout/raise#value", Line: 50, Col: 18},
+	{Pointer: "/tools/0/results/cases/timeout/raise/message", Line: 50, Col: 43},
+	{Pointer: "/tools/0/results/cases/timeout/raise/message#value", Line: 50, Col: 52},
+	{Pointer: "/tools/0/results/cases/timeout/raise/type", Line: 50, Col: 19},
+	{Pointer: "/tools/0/results/cases/timeout/raise/type#value", Line: 50, Col: 25},
+	{Pointer: "/tools/0/results/format", Line: 44, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 44, Col: 15},
+	{Pointer: "/tools/0/timeout", Line: 28, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 29, Col: 7},
+	{Pointer: "/tools/0/timeout/default", Line: 30, Col: 7},
+	{Pointer: "/tools/0/timeout/default#value", Line: 30, Col: 16},
+	{Pointer: "/tools/0/timeout/expiry", Line: 36, Col: 7},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 36, Col: 15},
+	{Pointer: "/tools/0/timeout/fail", Line: 37, Col: 7},
+	{Pointer: "/tools/0/timeout/fail#value", Line: 37, Col: 13},
+	{Pointer: "/tools/0/timeout/fail/message", Line: 37, Col: 32},
+	{Pointer: "/tools/0/timeout/fail/message#value", Line: 37, Col: 41},
+	{Pointer: "/tools/0/timeout/fail/type", Line: 37, Col: 14},
+	{Pointer: "/tools/0/timeout/fail/type#value", Line: 37, Col: 20},
+	{Pointer: "/tools/0/timeout/max", Line: 33, Col: 7},
+	{Pointer: "/tools/0/timeout/max#value", Line: 33, Col: 12},
+	{Pointer: "/tools/0/timeout/min", Line: 32, Col: 7},
+	{Pointer: "/tools/0/timeout/min#value", Line: 32, Col: 12},
+	{Pointer: "/tools/0/timeout/on_null", Line: 31, Col: 7},
+	{Pointer: "/tools/0/timeout/on_null#value", Line: 31, Col: 16},
+	{Pointer: "/tools/0/timeout/out_of_range", Line: 34, Col: 7},
+	{Pointer: "/tools/0/timeout/out_of_range#value", Line: 34, Col: 21},
+	{Pointer: "/tools/0/timeout/range_skips_zero", Line: 35, Col: 7},
+	{Pointer: "/tools/0/timeout/range_skips_zero#value", Line: 35, Col: 25},
+	{Pointer: "/tools/0/timeout/unit", Line: 29, Col: 7},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 29, Col: 13},
+	{Pointer: "/tools/0/workdir", Line: 38, Col: 5},
+	{Pointer: "/tools/0/workdir#value", Line: 39, Col: 7},
+	{Pointer: "/tools/0/workdir/must_be_dir", Line: 39, Col: 7},
+	{Pointer: "/tools/0/workdir/must_be_dir#value", Line: 39, Col: 20},
+	{Pointer: "/tools/0/workdir/must_be_dir/message", Line: 39, Col: 39},
+	{Pointer: "/tools/0/workdir/must_be_dir/message#value", Line: 39, Col: 48},
+	{Pointer: "/tools/0/workdir/must_be_dir/type", Line: 39, Col: 21},
+	{Pointer: "/tools/0/workdir/must_be_dir/type#value", Line: 39, Col: 27},
 }

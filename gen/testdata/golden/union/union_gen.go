@@ -6,10 +6,10 @@ package union
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -19,30 +19,25 @@ const (
 	ToolBash = "Bash"
 )
 
-//go:embed union.yaml
-var specYAML []byte
-
-var loadSpec = runtime.LoadSpec("union.yaml", specYAML)
-
-// Spec returns the variant's spec, parsed once from the embedded union.yaml (shared: do not modify
-// it).
-func Spec() (*spec.Variant, error) { return loadSpec() }
+// Spec returns the variant's spec as spec.Load reads union.yaml: completed, built from its compiled
+// form (compiledSpec, at the end of this file) without reading YAML; a new variant on each call.
+func Spec() (*spec.Variant, error) { return compiledSpec() }
 
 // genVersion is the generated-code API version; the constants below stop the build on a mismatch.
-const genVersion = 3
+const genVersion = 4
 
 const (
-	_ = runtime.EnforceVersion(genVersion - runtime.MinGenVersion)
-	_ = runtime.EnforceVersion(runtime.GenVersion - genVersion)
+	_ = genimpl.EnforceVersion(genVersion - genimpl.MinGenVersion)
+	_ = genimpl.EnforceVersion(genimpl.GenVersion - genVersion)
 )
 
 // Tool runs the union variant's tools on the agentbash runtime. It is safe for concurrent use; Close
 // ends every process it left running.
-type Tool struct{ rt *runtime.Generated }
+type Tool struct{ rt *genimpl.Generated }
 
 // New starts the variant on the runtime with its options (runtime.WithWorkspace, ...).
 func New(opts ...runtime.Option) (*Tool, error) {
-	rt, err := runtime.NewGenerated(loadSpec, typedError, opts...)
+	rt, err := genimpl.NewGenerated(compiledSpec, typedError, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +66,7 @@ func (t *Tool) CallTool(ctx context.Context, name string, params json.RawMessage
 
 // Bash runs the Bash tool with typed parameters.
 func (t *Tool) Bash(ctx context.Context, p BashParams) (BashResult, error) {
-	return runtime.Invoke(ctx, t.rt, ToolBash, p, UnmarshalBashResult)
+	return genimpl.Invoke(ctx, t.rt, ToolBash, p, UnmarshalBashResult)
 }
 
 // Definitions returns the tools as their model sees them, the primary tool first.
@@ -99,8 +94,8 @@ func Definitions() []spec.Definition {
 
 // BashParams are the parameters of the Bash tool; a nil pointer leaves an optional one out.
 type BashParams struct {
-	Command string `json:"command" jsonschema_description:"The shell command to execute."`
-	Timeout *int   `json:"timeout,omitempty" jsonschema:"default=30000,minimum=0" jsonschema_description:"Milliseconds to wait before moving the process to background."`
+	Command string `json:"command" jsonschema:"The shell command to execute."`
+	Timeout *int   `json:"timeout,omitempty" jsonschema:"Milliseconds to wait before moving the process to background."`
 }
 
 // BashResult is the result of the Bash tool: BashForeground or BashBackground, told apart by
@@ -122,7 +117,7 @@ func (BashForeground) isBashResult() {}
 func (r BashForeground) MarshalJSON() ([]byte, error) {
 	type plain BashForeground
 	r.Details.Mode = "foreground"
-	return runtime.MarshalJSON(plain(r))
+	return genimpl.MarshalJSON(plain(r))
 }
 
 // BashForegroundContent is the content field of BashForeground.
@@ -151,7 +146,7 @@ func (BashBackground) isBashResult() {}
 func (r BashBackground) MarshalJSON() ([]byte, error) {
 	type plain BashBackground
 	r.Details.Mode = "background"
-	return runtime.MarshalJSON(plain(r))
+	return genimpl.MarshalJSON(plain(r))
 }
 
 // BashBackgroundContent is the content field of BashBackground.
@@ -180,31 +175,792 @@ func UnmarshalBashResult(data []byte) (BashResult, error) {
 	}
 	switch probe.Details.Mode {
 	case "foreground":
-		return runtime.DecodeJSON[BashForeground](data)
+		return genimpl.DecodeJSON[BashForeground](data)
 	case "background":
-		return runtime.DecodeJSON[BashBackground](data)
+		return genimpl.DecodeJSON[BashBackground](data)
 	}
 	return nil, fmt.Errorf("union: Bash result has unknown details.mode %v", probe.Details.Mode)
 }
 
 // OSError is raised when Bash cannot start its shell.
-type OSError struct{ runtime.Raised }
+type OSError struct{ genimpl.Raised }
 
 // ToolError is raised when Bash would run more background processes than the limit.
-type ToolError struct{ runtime.Raised }
+type ToolError struct{ genimpl.Raised }
 
 // ValidationError is raised when Bash gets a parameter of the wrong type, or misses a required one.
-type ValidationError struct{ runtime.Raised }
+type ValidationError struct{ genimpl.Raised }
 
 // typedError gives an error a tool raised this package's type for its class.
 func typedError(te *runtime.ToolError) error {
 	switch te.Type {
 	case "OSError":
-		return &OSError{runtime.Raised{ToolError: te}}
+		return &OSError{genimpl.Raised{ToolError: te}}
 	case "ToolError":
-		return &ToolError{runtime.Raised{ToolError: te}}
+		return &ToolError{genimpl.Raised{ToolError: te}}
 	case "ValidationError":
-		return &ValidationError{runtime.Raised{ToolError: te}}
+		return &ValidationError{genimpl.Raised{ToolError: te}}
 	}
 	return te
+}
+
+// compiledSpec returns the union variant as spec.Load returned it from union.yaml: completed, without reading YAML.
+func compiledSpec() (*spec.Variant, error) {
+	v := &spec.Variant{
+		ID:    "union",
+		Title: "A tool whose result is a discriminated union",
+		Shell: spec.Shell{
+			Argv: []string{
+				"/bin/sh",
+				"-c",
+			},
+			Grace:      500000000,
+			SignalExit: "negative",
+		},
+		Background: &spec.Background{
+			IDs:         "pid",
+			StreamLimit: 4096,
+			Poll:        "all",
+			MaxLive:     64,
+			Retain:      100,
+			LimitError: &spec.Failure{
+				Type:    "ToolError",
+				Message: "background limit reached",
+			},
+			UnknownID: &spec.Failure{
+				Type:    "ToolError",
+				Message: "unknown shell_id: {{.ID}}",
+			},
+		},
+		Tools: []spec.Tool{
+			{
+				Name:        "Bash",
+				Description: "Execute a shell command and return its output.",
+				Kind:        "exec",
+				Params: []spec.Param{
+					{
+						Name:        "command",
+						Type:        "string",
+						Required:    true,
+						Description: "The shell command to execute.",
+						Role:        "command",
+					},
+					{
+						Name:        "timeout",
+						Type:        "integer",
+						Default:     30000,
+						Minimum:     new(0.0),
+						Description: "Milliseconds to wait before moving the process to background.",
+						Role:        "timeout",
+					},
+				},
+				InvalidParam: &spec.Failure{
+					Type:    "ValidationError",
+					Message: "invalid parameter {{.Param}}: {{.Problem}}",
+				},
+				NullParams: "absent",
+				Coerce:     "schema",
+				Timeout: &spec.Timeout{
+					Unit:        "ms",
+					Default:     30000.0,
+					OnNull:      "default",
+					NonPositive: "expire",
+					Expiry:      "background",
+				},
+				Output: &spec.Output{
+					Capture:  "separate",
+					Decode:   "replace",
+					Newlines: "keep",
+					Truncate: &spec.Truncate{
+						Unit:      "bytes",
+						Limit:     1024,
+						Keep:      "head",
+						Head:      1024,
+						CutDecode: "replace",
+						Marker:    "\n[output truncated]",
+					},
+				},
+				Results: spec.Results{
+					Format:        "json",
+					Union:         true,
+					Discriminator: "details.mode",
+					Cases: map[spec.Outcome]spec.Shape{
+						"background": {
+							Name: "Background",
+							Fields: []spec.Field{
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "Process is running in background (pid: {{.Pid}})",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name: "details",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "mode",
+											Type:  "string",
+											Const: "background",
+										},
+										{
+											Name:  "pid",
+											Type:  "integer",
+											Value: "{{.Pid}}",
+										},
+										{
+											Name:  "stdout",
+											Type:  "string",
+											Value: "{{.Stdout}}",
+										},
+										{
+											Name:  "stderr",
+											Type:  "string",
+											Value: "{{.Stderr}}",
+										},
+									},
+								},
+							},
+						},
+						"failure": {
+							Name: "Foreground",
+							Fields: []spec.Field{
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "{{join \"\\n\" .Stdout .Stderr}}\n[exit code: {{.ExitCode}}]",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name:  "is_error",
+									Type:  "boolean",
+									Const: true,
+								},
+								{
+									Name: "details",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "mode",
+											Type:  "string",
+											Const: "foreground",
+										},
+										{
+											Name:  "exit_code",
+											Type:  "integer",
+											Value: "{{.ExitCode}}",
+										},
+										{
+											Name:  "stdout",
+											Type:  "string",
+											Value: "{{.Stdout}}",
+										},
+										{
+											Name:  "stderr",
+											Type:  "string",
+											Value: "{{.Stderr}}",
+										},
+									},
+								},
+							},
+						},
+						"spawn_error": {
+							Raise: &spec.Failure{
+								Type:    "OSError",
+								Message: "{{.Message}}",
+							},
+						},
+						"success": {
+							Name: "Foreground",
+							Fields: []spec.Field{
+								{
+									Name: "content",
+									Type: "array",
+									Fields: []spec.Field{
+										{
+											Type: "object",
+											Fields: []spec.Field{
+												{
+													Name:  "type",
+													Type:  "string",
+													Const: "text",
+												},
+												{
+													Name:  "text",
+													Type:  "string",
+													Value: "{{join \"\\n\" .Stdout .Stderr}}{{if not .Stdout}}{{if not .Stderr}}(no output){{end}}{{end}}",
+												},
+											},
+										},
+									},
+								},
+								{
+									Name: "details",
+									Type: "object",
+									Fields: []spec.Field{
+										{
+											Name:  "mode",
+											Type:  "string",
+											Const: "foreground",
+										},
+										{
+											Name:  "exit_code",
+											Type:  "integer",
+											Value: "{{.ExitCode}}",
+										},
+										{
+											Name:  "stdout",
+											Type:  "string",
+											Value: "{{.Stdout}}",
+										},
+										{
+											Name:  "stderr",
+											Type:  "string",
+											Value: "{{.Stderr}}",
+										},
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Source: spec.Source{
+			Seed:     "none",
+			Repo:     "example/union",
+			Path:     "union.ts",
+			Language: "typescript",
+		},
+		File: "union.yaml",
+	}
+	d := spec.Derived{
+		Tools: []spec.DerivedTool{
+			{
+				Outcomes: []spec.Outcome{
+					"success",
+					"failure",
+					"background",
+					"spawn_error",
+				},
+				Go: &spec.GoTool{
+					Name:   "Bash",
+					Const:  "ToolBash",
+					Params: "BashParams",
+					ParamFields: []spec.GoParam{
+						{
+							Param: &v.Tools[0].Params[0],
+							Name:  "Command",
+						},
+						{
+							Param: &v.Tools[0].Params[1],
+							Name:  "Timeout",
+						},
+					},
+					Result: "BashResult",
+					Shape:  "sealed",
+					Union: &spec.GoUnion{
+						Path: []string{
+							"details",
+							"mode",
+						},
+						Type: "string",
+						Members: []*spec.GoMember{
+							{
+								Name:  "BashForeground",
+								Value: "foreground",
+								Cases: []spec.Outcome{
+									"success",
+									"failure",
+								},
+								Fields: []*spec.GoField{
+									{
+										Name:   "content",
+										GoName: "Content",
+										Type:   "array",
+										Always: true,
+										Struct: "BashForegroundContent",
+										Children: []*spec.GoField{
+											{
+												Name:    "type",
+												GoName:  "Type",
+												Type:    "string",
+												Always:  true,
+												Const:   "text",
+												IsConst: true,
+											},
+											{
+												Name:   "text",
+												GoName: "Text",
+												Type:   "string",
+												Always: true,
+											},
+										},
+										Elem: "object",
+									},
+									{
+										Name:   "is_error",
+										GoName: "IsError",
+										Type:   "boolean",
+										In: []spec.Outcome{
+											"failure",
+										},
+										Const:   true,
+										IsConst: true,
+									},
+									{
+										Name:   "details",
+										GoName: "Details",
+										Type:   "object",
+										Always: true,
+										Struct: "BashForegroundDetails",
+										Children: []*spec.GoField{
+											{
+												Name:    "mode",
+												GoName:  "Mode",
+												Type:    "string",
+												Always:  true,
+												Const:   "foreground",
+												IsConst: true,
+											},
+											{
+												Name:   "exit_code",
+												GoName: "ExitCode",
+												Type:   "integer",
+												Always: true,
+											},
+											{
+												Name:   "stdout",
+												GoName: "Stdout",
+												Type:   "string",
+												Always: true,
+											},
+											{
+												Name:   "stderr",
+												GoName: "Stderr",
+												Type:   "string",
+												Always: true,
+											},
+										},
+									},
+								},
+							},
+							{
+								Name:  "BashBackground",
+								Value: "background",
+								Cases: []spec.Outcome{
+									"background",
+								},
+								Fields: []*spec.GoField{
+									{
+										Name:   "content",
+										GoName: "Content",
+										Type:   "array",
+										Always: true,
+										Struct: "BashBackgroundContent",
+										Children: []*spec.GoField{
+											{
+												Name:    "type",
+												GoName:  "Type",
+												Type:    "string",
+												Always:  true,
+												Const:   "text",
+												IsConst: true,
+											},
+											{
+												Name:   "text",
+												GoName: "Text",
+												Type:   "string",
+												Always: true,
+											},
+										},
+										Elem: "object",
+									},
+									{
+										Name:   "details",
+										GoName: "Details",
+										Type:   "object",
+										Always: true,
+										Struct: "BashBackgroundDetails",
+										Children: []*spec.GoField{
+											{
+												Name:    "mode",
+												GoName:  "Mode",
+												Type:    "string",
+												Always:  true,
+												Const:   "background",
+												IsConst: true,
+											},
+											{
+												Name:   "pid",
+												GoName: "PID",
+												Type:   "integer",
+												Always: true,
+											},
+											{
+												Name:   "stdout",
+												GoName: "Stdout",
+												Type:   "string",
+												Always: true,
+											},
+											{
+												Name:   "stderr",
+												GoName: "Stderr",
+												Type:   "string",
+												Always: true,
+											},
+										},
+									},
+								},
+							},
+						},
+						Unmarshal: "UnmarshalBashResult",
+						Seal:      "isBashResult",
+					},
+				},
+			},
+		},
+	}
+	d.Positions = compiledSpecPositions
+	return spec.FromCompiled(v, d)
+}
+
+// compiledSpecPositions are the positions of the values of union.yaml.
+var compiledSpecPositions = []spec.Position{
+	{Pointer: "", Line: 4, Col: 1},
+	{Pointer: "/background", Line: 9, Col: 1},
+	{Pointer: "/background#value", Line: 9, Col: 13},
+	{Pointer: "/background/ids", Line: 9, Col: 14},
+	{Pointer: "/background/ids#value", Line: 9, Col: 19},
+	{Pointer: "/background/stream_limit", Line: 9, Col: 24},
+	{Pointer: "/background/stream_limit#value", Line: 9, Col: 38},
+	{Pointer: "/id", Line: 4, Col: 1},
+	{Pointer: "/id#value", Line: 4, Col: 5},
+	{Pointer: "/shell", Line: 7, Col: 1},
+	{Pointer: "/shell#value", Line: 8, Col: 3},
+	{Pointer: "/shell/argv", Line: 8, Col: 3},
+	{Pointer: "/shell/argv#value", Line: 8, Col: 9},
+	{Pointer: "/shell/argv/0", Line: 8, Col: 10},
+	{Pointer: "/shell/argv/1", Line: 8, Col: 19},
+	{Pointer: "/source", Line: 6, Col: 1},
+	{Pointer: "/source#value", Line: 6, Col: 9},
+	{Pointer: "/source/language", Line: 6, Col: 59},
+	{Pointer: "/source/language#value", Line: 6, Col: 69},
+	{Pointer: "/source/path", Line: 6, Col: 43},
+	{Pointer: "/source/path#value", Line: 6, Col: 49},
+	{Pointer: "/source/repo", Line: 6, Col: 22},
+	{Pointer: "/source/repo#value", Line: 6, Col: 28},
+	{Pointer: "/source/seed", Line: 6, Col: 10},
+	{Pointer: "/source/seed#value", Line: 6, Col: 16},
+	{Pointer: "/title", Line: 5, Col: 1},
+	{Pointer: "/title#value", Line: 5, Col: 8},
+	{Pointer: "/tools", Line: 10, Col: 1},
+	{Pointer: "/tools#value", Line: 11, Col: 3},
+	{Pointer: "/tools/0", Line: 11, Col: 5},
+	{Pointer: "/tools/0/description", Line: 12, Col: 5},
+	{Pointer: "/tools/0/description#value", Line: 12, Col: 18},
+	{Pointer: "/tools/0/name", Line: 11, Col: 5},
+	{Pointer: "/tools/0/name#value", Line: 11, Col: 11},
+	{Pointer: "/tools/0/output", Line: 17, Col: 5},
+	{Pointer: "/tools/0/output#value", Line: 18, Col: 7},
+	{Pointer: "/tools/0/output/decode", Line: 18, Col: 7},
+	{Pointer: "/tools/0/output/decode#value", Line: 18, Col: 15},
+	{Pointer: "/tools/0/output/truncate", Line: 19, Col: 7},
+	{Pointer: "/tools/0/output/truncate#value", Line: 19, Col: 17},
+	{Pointer: "/tools/0/output/truncate/keep", Line: 19, Col: 44},
+	{Pointer: "/tools/0/output/truncate/keep#value", Line: 19, Col: 50},
+	{Pointer: "/tools/0/output/truncate/limit", Line: 19, Col: 31},
+	{Pointer: "/tools/0/output/truncate/limit#value", Line: 19, Col: 38},
+	{Pointer: "/tools/0/output/truncate/marker", Line: 19, Col: 56},
+	{Pointer: "/tools/0/output/truncate/marker#value", Line: 19, Col: 64},
+	{Pointer: "/tools/0/output/truncate/unit", Line: 19, Col: 18},
+	{Pointer: "/tools/0/output/truncate/unit#value", Line: 19, Col: 24},
+	{Pointer: "/tools/0/params", Line: 13, Col: 5},
+	{Pointer: "/tools/0/params#value", Line: 14, Col: 7},
+	{Pointer: "/tools/0/params/0", Line: 14, Col: 9},
+	{Pointer: "/tools/0/params/0/description", Line: 14, Col: 70},
+	{Pointer: "/tools/0/params/0/description#value", Line: 14, Col: 83},
+	{Pointer: "/tools/0/params/0/name", Line: 14, Col: 10},
+	{Pointer: "/tools/0/params/0/name#value", Line: 14, Col: 16},
+	{Pointer: "/tools/0/params/0/required", Line: 14, Col: 39},
+	{Pointer: "/tools/0/params/0/required#value", Line: 14, Col: 49},
+	{Pointer: "/tools/0/params/0/role", Line: 14, Col: 55},
+	{Pointer: "/tools/0/params/0/role#value", Line: 14, Col: 61},
+	{Pointer: "/tools/0/params/0/type", Line: 14, Col: 25},
+	{Pointer: "/tools/0/params/0/type#value", Line: 14, Col: 31},
+	{Pointer: "/tools/0/params/1", Line: 15, Col: 9},
+	{Pointer: "/tools/0/params/1/default", Line: 15, Col: 52},
+	{Pointer: "/tools/0/params/1/default#value", Line: 15, Col: 61},
+	{Pointer: "/tools/0/params/1/description", Line: 15, Col: 83},
+	{Pointer: "/tools/0/params/1/description#value", Line: 15, Col: 96},
+	{Pointer: "/tools/0/params/1/minimum", Line: 15, Col: 40},
+	{Pointer: "/tools/0/params/1/minimum#value", Line: 15, Col: 49},
+	{Pointer: "/tools/0/params/1/name", Line: 15, Col: 10},
+	{Pointer: "/tools/0/params/1/name#value", Line: 15, Col: 16},
+	{Pointer: "/tools/0/params/1/role", Line: 15, Col: 68},
+	{Pointer: "/tools/0/params/1/role#value", Line: 15, Col: 74},
+	{Pointer: "/tools/0/params/1/type", Line: 15, Col: 25},
+	{Pointer: "/tools/0/params/1/type#value", Line: 15, Col: 31},
+	{Pointer: "/tools/0/results", Line: 20, Col: 5},
+	{Pointer: "/tools/0/results#value", Line: 21, Col: 7},
+	{Pointer: "/tools/0/results/cases", Line: 24, Col: 7},
+	{Pointer: "/tools/0/results/cases#value", Line: 25, Col: 9},
+	{Pointer: "/tools/0/results/cases/background", Line: 62, Col: 9},
+	{Pointer: "/tools/0/results/cases/background#value", Line: 63, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/fields", Line: 64, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/fields#value", Line: 65, Col: 13},
+	{Pointer: "/tools/0/results/cases/background/fields/0", Line: 65, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields", Line: 67, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields#value", Line: 68, Col: 17},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0", Line: 68, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields", Line: 70, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields#value", Line: 71, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0", Line: 71, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/const", Line: 71, Col: 50},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/const#value", Line: 71, Col: 57},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/name", Line: 71, Col: 24},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/name#value", Line: 71, Col: 30},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/type", Line: 71, Col: 36},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/0/type#value", Line: 71, Col: 42},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1", Line: 72, Col: 23},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/name", Line: 72, Col: 24},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/name#value", Line: 72, Col: 30},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/type", Line: 72, Col: 36},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/type#value", Line: 72, Col: 42},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/value", Line: 72, Col: 50},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/fields/1/value#value", Line: 72, Col: 57},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/name", Line: 68, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/name#value", Line: 68, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/type", Line: 69, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/0/fields/0/type#value", Line: 69, Col: 25},
+	{Pointer: "/tools/0/results/cases/background/fields/0/name", Line: 65, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/name#value", Line: 65, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/0/type", Line: 66, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/0/type#value", Line: 66, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/1", Line: 73, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields", Line: 75, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields#value", Line: 76, Col: 17},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0", Line: 76, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/const", Line: 76, Col: 46},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/const#value", Line: 76, Col: 53},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/name", Line: 76, Col: 20},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/name#value", Line: 76, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/type", Line: 76, Col: 32},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/0/type#value", Line: 76, Col: 38},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1", Line: 77, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/name", Line: 77, Col: 20},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/name#value", Line: 77, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/type", Line: 77, Col: 31},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/type#value", Line: 77, Col: 37},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/value", Line: 77, Col: 46},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/1/value#value", Line: 77, Col: 53},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2", Line: 78, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/name", Line: 78, Col: 20},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/name#value", Line: 78, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/type", Line: 78, Col: 34},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/type#value", Line: 78, Col: 40},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/value", Line: 78, Col: 48},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/2/value#value", Line: 78, Col: 55},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3", Line: 79, Col: 19},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/name", Line: 79, Col: 20},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/name#value", Line: 79, Col: 26},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/type", Line: 79, Col: 34},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/type#value", Line: 79, Col: 40},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/value", Line: 79, Col: 48},
+	{Pointer: "/tools/0/results/cases/background/fields/1/fields/3/value#value", Line: 79, Col: 55},
+	{Pointer: "/tools/0/results/cases/background/fields/1/name", Line: 73, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/name#value", Line: 73, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/fields/1/type", Line: 74, Col: 15},
+	{Pointer: "/tools/0/results/cases/background/fields/1/type#value", Line: 74, Col: 21},
+	{Pointer: "/tools/0/results/cases/background/name", Line: 63, Col: 11},
+	{Pointer: "/tools/0/results/cases/background/name#value", Line: 63, Col: 17},
+	{Pointer: "/tools/0/results/cases/failure", Line: 43, Col: 9},
+	{Pointer: "/tools/0/results/cases/failure#value", Line: 44, Col: 11},
+	{Pointer: "/tools/0/results/cases/failure/fields", Line: 45, Col: 11},
+	{Pointer: "/tools/0/results/cases/failure/fields#value", Line: 46, Col: 13},
+	{Pointer: "/tools/0/results/cases/failure/fields/0", Line: 46, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields", Line: 48, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields#value", Line: 49, Col: 17},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0", Line: 49, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields", Line: 51, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields#value", Line: 52, Col: 21},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0", Line: 52, Col: 23},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0/const", Line: 52, Col: 50},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0/const#value", Line: 52, Col: 57},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0/name", Line: 52, Col: 24},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0/name#value", Line: 52, Col: 30},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0/type", Line: 52, Col: 36},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/0/type#value", Line: 52, Col: 42},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1", Line: 53, Col: 23},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1/name", Line: 53, Col: 24},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1/name#value", Line: 53, Col: 30},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1/type", Line: 53, Col: 36},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1/type#value", Line: 53, Col: 42},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1/value", Line: 53, Col: 50},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/fields/1/value#value", Line: 53, Col: 57},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/name", Line: 49, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/name#value", Line: 49, Col: 25},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/type", Line: 50, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/fields/0/type#value", Line: 50, Col: 25},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/name", Line: 46, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/name#value", Line: 46, Col: 21},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/type", Line: 47, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/0/type#value", Line: 47, Col: 21},
+	{Pointer: "/tools/0/results/cases/failure/fields/1", Line: 54, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/1/const", Line: 54, Col: 47},
+	{Pointer: "/tools/0/results/cases/failure/fields/1/const#value", Line: 54, Col: 54},
+	{Pointer: "/tools/0/results/cases/failure/fields/1/name", Line: 54, Col: 16},
+	{Pointer: "/tools/0/results/cases/failure/fields/1/name#value", Line: 54, Col: 22},
+	{Pointer: "/tools/0/results/cases/failure/fields/1/type", Line: 54, Col: 32},
+	{Pointer: "/tools/0/results/cases/failure/fields/1/type#value", Line: 54, Col: 38},
+	{Pointer: "/tools/0/results/cases/failure/fields/2", Line: 55, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields", Line: 57, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields#value", Line: 58, Col: 17},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0", Line: 58, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0/const", Line: 58, Col: 46},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0/const#value", Line: 58, Col: 53},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0/name", Line: 58, Col: 20},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0/name#value", Line: 58, Col: 26},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0/type", Line: 58, Col: 32},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/0/type#value", Line: 58, Col: 38},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1", Line: 59, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1/name", Line: 59, Col: 20},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1/name#value", Line: 59, Col: 26},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1/type", Line: 59, Col: 37},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1/type#value", Line: 59, Col: 43},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1/value", Line: 59, Col: 52},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/1/value#value", Line: 59, Col: 59},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2", Line: 60, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2/name", Line: 60, Col: 20},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2/name#value", Line: 60, Col: 26},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2/type", Line: 60, Col: 34},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2/type#value", Line: 60, Col: 40},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2/value", Line: 60, Col: 48},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/2/value#value", Line: 60, Col: 55},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3", Line: 61, Col: 19},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3/name", Line: 61, Col: 20},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3/name#value", Line: 61, Col: 26},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3/type", Line: 61, Col: 34},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3/type#value", Line: 61, Col: 40},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3/value", Line: 61, Col: 48},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/fields/3/value#value", Line: 61, Col: 55},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/name", Line: 55, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/name#value", Line: 55, Col: 21},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/type", Line: 56, Col: 15},
+	{Pointer: "/tools/0/results/cases/failure/fields/2/type#value", Line: 56, Col: 21},
+	{Pointer: "/tools/0/results/cases/failure/name", Line: 44, Col: 11},
+	{Pointer: "/tools/0/results/cases/failure/name#value", Line: 44, Col: 17},
+	{Pointer: "/tools/0/results/cases/success", Line: 25, Col: 9},
+	{Pointer: "/tools/0/results/cases/success#value", Line: 26, Col: 11},
+	{Pointer: "/tools/0/results/cases/success/fields", Line: 27, Col: 11},
+	{Pointer: "/tools/0/results/cases/success/fields#value", Line: 28, Col: 13},
+	{Pointer: "/tools/0/results/cases/success/fields/0", Line: 28, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields", Line: 30, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields#value", Line: 31, Col: 17},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0", Line: 31, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields", Line: 33, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields#value", Line: 34, Col: 21},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0", Line: 34, Col: 23},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0/const", Line: 34, Col: 50},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0/const#value", Line: 34, Col: 57},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0/name", Line: 34, Col: 24},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0/name#value", Line: 34, Col: 30},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0/type", Line: 34, Col: 36},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/0/type#value", Line: 34, Col: 42},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1", Line: 35, Col: 23},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1/name", Line: 35, Col: 24},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1/name#value", Line: 35, Col: 30},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1/type", Line: 35, Col: 36},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1/type#value", Line: 35, Col: 42},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1/value", Line: 35, Col: 50},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/fields/1/value#value", Line: 35, Col: 57},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/name", Line: 31, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/name#value", Line: 31, Col: 25},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/type", Line: 32, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/0/fields/0/type#value", Line: 32, Col: 25},
+	{Pointer: "/tools/0/results/cases/success/fields/0/name", Line: 28, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/0/name#value", Line: 28, Col: 21},
+	{Pointer: "/tools/0/results/cases/success/fields/0/type", Line: 29, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/0/type#value", Line: 29, Col: 21},
+	{Pointer: "/tools/0/results/cases/success/fields/1", Line: 36, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields", Line: 38, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields#value", Line: 39, Col: 17},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0", Line: 39, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0/const", Line: 39, Col: 46},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0/const#value", Line: 39, Col: 53},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0/name", Line: 39, Col: 20},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0/name#value", Line: 39, Col: 26},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0/type", Line: 39, Col: 32},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/0/type#value", Line: 39, Col: 38},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1", Line: 40, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1/name", Line: 40, Col: 20},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1/name#value", Line: 40, Col: 26},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1/type", Line: 40, Col: 37},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1/type#value", Line: 40, Col: 43},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1/value", Line: 40, Col: 52},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/1/value#value", Line: 40, Col: 59},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2", Line: 41, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2/name", Line: 41, Col: 20},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2/name#value", Line: 41, Col: 26},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2/type", Line: 41, Col: 34},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2/type#value", Line: 41, Col: 40},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2/value", Line: 41, Col: 48},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/2/value#value", Line: 41, Col: 55},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3", Line: 42, Col: 19},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3/name", Line: 42, Col: 20},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3/name#value", Line: 42, Col: 26},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3/type", Line: 42, Col: 34},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3/type#value", Line: 42, Col: 40},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3/value", Line: 42, Col: 48},
+	{Pointer: "/tools/0/results/cases/success/fields/1/fields/3/value#value", Line: 42, Col: 55},
+	{Pointer: "/tools/0/results/cases/success/fields/1/name", Line: 36, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/1/name#value", Line: 36, Col: 21},
+	{Pointer: "/tools/0/results/cases/success/fields/1/type", Line: 37, Col: 15},
+	{Pointer: "/tools/0/results/cases/success/fields/1/type#value", Line: 37, Col: 21},
+	{Pointer: "/tools/0/results/cases/success/name", Line: 26, Col: 11},
+	{Pointer: "/tools/0/results/cases/success/name#value", Line: 26, Col: 17},
+	{Pointer: "/tools/0/results/discriminator", Line: 23, Col: 7},
+	{Pointer: "/tools/0/results/discriminator#value", Line: 23, Col: 22},
+	{Pointer: "/tools/0/results/format", Line: 21, Col: 7},
+	{Pointer: "/tools/0/results/format#value", Line: 21, Col: 15},
+	{Pointer: "/tools/0/results/union", Line: 22, Col: 7},
+	{Pointer: "/tools/0/results/union#value", Line: 22, Col: 14},
+	{Pointer: "/tools/0/timeout", Line: 16, Col: 5},
+	{Pointer: "/tools/0/timeout#value", Line: 16, Col: 14},
+	{Pointer: "/tools/0/timeout/default", Line: 16, Col: 25},
+	{Pointer: "/tools/0/timeout/default#value", Line: 16, Col: 34},
+	{Pointer: "/tools/0/timeout/expiry", Line: 16, Col: 41},
+	{Pointer: "/tools/0/timeout/expiry#value", Line: 16, Col: 49},
+	{Pointer: "/tools/0/timeout/unit", Line: 16, Col: 15},
+	{Pointer: "/tools/0/timeout/unit#value", Line: 16, Col: 21},
 }

@@ -4,41 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/agentbash/agentbash/runtime/internal/live"
 	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/textcap"
 	"github.com/agentbash/agentbash/spec"
-	"github.com/google/uuid"
 )
 
-// registry holds the processes that outlive their call: shells started in the background and foreground
-// runs whose timeout moved them there. Output stays bounded; completed shells are retained up to a limit;
-// close kills and reaps everything.
-type registry struct {
-	cfg *spec.Background
-
-	mu       sync.Mutex
-	shells   map[string]*bgShell
-	finished []string // ids of completed shells, oldest first
-	live     int      // running, reserved included
-	closed   bool
-	watchers sync.WaitGroup
-}
+// Background shells: shells started in the background and foreground runs whose timeout moved them there,
+// held in the engine's registry of live processes (runtime/internal/live) under the spec's background
+// block: at most max_live running, the retain most recent finished ones kept, named by uuid or pid.
+// Output stays bounded; Close kills and reaps everything.
 
 // bgShell is one background process and its captured output.
 type bgShell struct {
-	id      string
+	live.Entry
 	p       *proc.Process
 	st      *streams
 	command string
-	started time.Time
-	// done closes once the process is reaped and its output drained and closed: status completed.
-	done chan struct{}
 
 	mu     sync.Mutex
 	polled [2]int // bytes of stdout and stderr already returned, for poll: new
@@ -47,112 +32,30 @@ type bgShell struct {
 	carry [2]string
 }
 
-var errLimit = errors.New("background limit reached")
-
-func newRegistry(cfg *spec.Background) *registry {
-	return &registry{cfg: cfg, shells: map[string]*bgShell{}}
+// backgroundPolicy is the registry policy of a spec's background block.
+func backgroundPolicy(b *spec.Background) live.Policy {
+	if b == nil {
+		return live.Policy{}
+	}
+	ids := live.UUID
+	if b.IDs == spec.IDsPID {
+		ids = live.PID
+	}
+	return live.Policy{Max: b.MaxLive, Count: live.CountRunning, OnFull: live.Refuse, Retain: b.Retain, IDs: ids}
 }
 
-// reserve takes a live slot before a background start, so the limit holds under concurrency.
-func (r *registry) reserve(want bool) error {
-	if !want {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return errors.New("engine is closed")
-	}
-	if r.live >= r.cfg.MaxLive {
-		return errLimit
-	}
-	r.live++
-	return nil
-}
-
-func (r *registry) unreserve(want bool) {
-	if want {
-		r.mu.Lock()
-		r.live--
-		r.mu.Unlock()
-	}
-}
-
-func (r *registry) newID(p *proc.Process) string {
-	if r.cfg != nil && r.cfg.IDs == spec.IDsPID && p.Pid() > 0 {
-		return strconv.Itoa(p.Pid())
-	}
-	return uuid.NewString()
-}
-
-// add registers a process in the background: a shell started there, or a foreground run whose timeout
-// moved it there. Its live slot was reserved.
-func (r *registry) add(p *proc.Process, st *streams, command string, started time.Time) *bgShell {
-	sh := &bgShell{id: r.newID(p), p: p, st: st, command: command, started: started, done: make(chan struct{})}
-	r.mu.Lock()
-	r.shells[sh.id] = sh
-	closed := r.closed
-	r.watchers.Add(1)
-	r.mu.Unlock()
-	go r.watch(sh)
-	if closed {
+// addShell registers a process in the background (its slot reserved): a shell started there, or a
+// foreground run whose timeout moved it there. It is done once its output is drained and closed. On a
+// closed engine the process is killed and reaped, and the error returned.
+func (e *Engine) addShell(p *proc.Process, st *streams, command string, started time.Time) (*bgShell, error) {
+	sh := &bgShell{p: p, st: st, command: command}
+	if err := e.bg.Add(sh, p, started, st.close); err != nil {
 		p.Kill()
+		<-p.Done()
+		st.close()
+		return nil, err
 	}
-	return sh
-}
-
-// watch waits for a shell to end, then marks it completed: only after its pipes are drained, so a poll
-// that sees "completed" sees all the output.
-func (r *registry) watch(sh *bgShell) {
-	defer r.watchers.Done()
-	<-sh.p.Done()
-	sh.st.close()
-	close(sh.done)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.live--
-	if _, ok := r.shells[sh.id]; !ok {
-		return // removed (killed) already
-	}
-	r.finished = append(r.finished, sh.id)
-	for len(r.finished) > r.cfg.Retain {
-		delete(r.shells, r.finished[0])
-		r.finished = r.finished[1:]
-	}
-}
-
-func (r *registry) get(id string) (*bgShell, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	sh, ok := r.shells[id]
-	return sh, ok
-}
-
-func (r *registry) remove(id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.shells, id)
-	for i, f := range r.finished {
-		if f == id {
-			r.finished = append(r.finished[:i], r.finished[i+1:]...)
-			break
-		}
-	}
-}
-
-// close kills every process and waits until each is reaped and drained.
-func (r *registry) close() {
-	r.mu.Lock()
-	r.closed = true
-	shells := make([]*bgShell, 0, len(r.shells))
-	for _, sh := range r.shells {
-		shells = append(shells, sh)
-	}
-	r.mu.Unlock()
-	for _, sh := range shells {
-		sh.p.Kill()
-	}
-	r.watchers.Wait()
+	return sh, nil
 }
 
 // newBackgroundStreams captures a background shell's stdout and stderr, raw, each up to the limit.
@@ -166,9 +69,9 @@ func newBackgroundStreams(cfg *spec.Background) *streams {
 }
 
 func (c *call) failBackground(err error) error {
-	if errors.Is(err, errLimit) {
-		c.data.Max = float64(c.e.bg.cfg.MaxLive)
-		return c.fail(c.e.bg.cfg.LimitError)
+	if errors.Is(err, live.ErrFull) {
+		c.data.Max = float64(c.e.v.Background.MaxLive)
+		return c.fail(c.e.v.Background.LimitError)
 	}
 	return err // the engine closed during the call: the host's error, not the tool's
 }
@@ -177,14 +80,14 @@ func (c *call) failBackground(err error) error {
 func (c *call) shellFor() (*bgShell, error) {
 	id := c.str(c.t.spec.Param(spec.RoleShellID).Name)
 	c.data.ID = id
-	sh, ok := c.e.bg.get(id)
+	sh, ok := c.e.bg.Get(id)
 	if !ok {
-		return nil, c.fail(c.e.bg.cfg.UnknownID)
+		return nil, c.fail(c.e.v.Background.UnknownID)
 	}
-	c.data.ShellID = sh.id
+	c.data.ShellID = sh.ID()
 	c.data.Command = sh.command
 	c.data.Pid = sh.p.Pid()
-	c.data.Started = sh.started.UTC().Format(time.RFC3339)
+	c.data.Started = sh.Started().UTC().Format(time.RFC3339)
 	return sh, nil
 }
 
@@ -194,10 +97,9 @@ func (c *call) poll() (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-sh.done:
+	if sh.Finished() {
 		c.fillExit(sh.p.Exit())
-	default:
+	} else {
 		c.data.Running = true
 	}
 	so, se := sh.streams()
@@ -206,7 +108,7 @@ func (c *call) poll() (json.RawMessage, error) {
 	// poll: new, what the last poll ended in.
 	outPiece := piece{open: c.data.Running || !so.Complete}
 	errPiece := piece{open: c.data.Running || !se.Complete}
-	pollNew := c.e.bg.cfg.Poll == spec.PollNew
+	pollNew := c.e.v.Background.Poll == spec.PollNew
 	if pollNew {
 		sh.mu.Lock() // until the carry is updated: polls of a shell read its output in turn
 		out, errText = out[min(sh.polled[0], len(out)):], errText[min(sh.polled[1], len(errText)):]
@@ -236,9 +138,9 @@ func (c *call) kill() (json.RawMessage, error) {
 		return nil, err
 	}
 	sh.p.Kill()
-	<-sh.done
+	<-sh.Done()
 	c.fillExit(sh.p.Exit())
-	c.e.bg.remove(sh.id)
+	c.e.bg.Forget(sh)
 	return c.render(spec.OutcomeOK)
 }
 
@@ -262,12 +164,10 @@ type Shell struct {
 }
 
 func (sh *bgShell) describe() Shell {
-	s := Shell{ID: sh.id, Pid: sh.p.Pid(), Command: sh.command, Started: sh.started, Running: true}
-	select {
-	case <-sh.done:
+	s := Shell{ID: sh.ID(), Pid: sh.p.Pid(), Command: sh.command, Started: sh.Started(), Running: true}
+	if sh.Finished() {
 		x := sh.p.Exit()
 		s.Running, s.ExitCode, s.Signal = false, x.Code, int(x.Signal)
-	default:
 	}
 	out, errs := sh.streams()
 	s.Stdout, s.StdoutBytes, s.StdoutTruncated = out.Head, out.Bytes, !out.Complete
@@ -286,24 +186,11 @@ func (sh *bgShell) streams() (stdout, stderr *textcap.Snapshot) {
 }
 
 // Shells lists the background registry, oldest first.
-func (e *Engine) Shells() []Shell {
-	e.bg.mu.Lock()
-	all := make([]*bgShell, 0, len(e.bg.shells))
-	for _, sh := range e.bg.shells {
-		all = append(all, sh)
-	}
-	e.bg.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].started.Before(all[j].started) })
-	out := make([]Shell, len(all))
-	for i, sh := range all {
-		out[i] = sh.describe()
-	}
-	return out
-}
+func (e *Engine) Shells() []Shell { return describeAll(e.bg, (*bgShell).describe) }
 
 // Shell reports one background shell by id (a uuid, or the pid as a decimal string, as the spec says).
 func (e *Engine) Shell(id string) (Shell, bool) {
-	sh, ok := e.bg.get(id)
+	sh, ok := e.bg.Get(id)
 	if !ok {
 		return Shell{}, false
 	}
@@ -312,26 +199,8 @@ func (e *Engine) Shell(id string) (Shell, bool) {
 
 // WaitShell waits until a background shell has completed (output drained) or ctx ends.
 func (e *Engine) WaitShell(ctx context.Context, id string) (Shell, error) {
-	sh, ok := e.bg.get(id)
-	if !ok {
-		return Shell{}, fmt.Errorf("agentbash: unknown shell %q", id)
-	}
-	select {
-	case <-sh.done:
-		return sh.describe(), nil
-	case <-ctx.Done():
-		return sh.describe(), ctx.Err()
-	}
+	return waitLive(ctx, e.bg, "shell", id, (*bgShell).describe)
 }
 
 // KillShell kills a background shell's process group, waits for it, and removes it from the registry.
-func (e *Engine) KillShell(id string) error {
-	sh, ok := e.bg.get(id)
-	if !ok {
-		return fmt.Errorf("agentbash: unknown shell %q", id)
-	}
-	sh.p.Kill()
-	<-sh.done
-	e.bg.remove(id)
-	return nil
-}
+func (e *Engine) KillShell(id string) error { return killLive(e.bg, "shell", id) }

@@ -1,30 +1,53 @@
-package runtime_test
+package genimpl_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/genimpl"
+	"github.com/agentbash/agentbash/spec"
 )
 
+// textSpec is a text tool with a check that raises ValueError.
+const textSpec = `
+id: t
+title: test
+source: {seed: none, repo: none/none, path: none}
+shell: {argv: [/bin/sh, -c], grace: 300ms}
+tools:
+  - name: bash
+    description: d
+    params:
+      - {name: command, type: string, required: true, role: command}
+    checks:
+      - {not_blank: command, fail: {type: ValueError, message: "Empty command not allowed"}}
+    results:
+      format: text
+      cases:
+        exit: {text: "{{.Stdout}}|{{.Stderr}}|{{.ExitCode}}"}
+`
+
 // typedErr stands for a generated package's error type.
-type typedErr struct{ runtime.Raised }
+type typedErr struct{ genimpl.Raised }
 
 func TestGenerated(t *testing.T) {
-	load := runtime.LoadSpec("test.yaml", []byte(textSpec))
-	v1, err1 := load()
-	v2, err2 := load()
-	if err1 != nil || err2 != nil || v1 != v2 {
-		t.Fatalf("LoadSpec: %p, %v; %p, %v (want one variant, parsed once)", v1, err1, v2, err2)
+	var v1 *spec.Variant
+	load := func() (*spec.Variant, error) {
+		v, err := spec.Parse("test.yaml", []byte(textSpec))
+		v1 = v
+		return v, err
 	}
 	typed := func(te *runtime.ToolError) error {
 		if te.Type == "ValueError" {
-			return &typedErr{runtime.Raised{ToolError: te}}
+			return &typedErr{genimpl.Raised{ToolError: te}}
 		}
 		return te
 	}
-	g, err := runtime.NewGenerated(load, typed, runtime.WithWorkspace(t.TempDir()))
+	g, err := genimpl.NewGenerated(load, typed, runtime.WithWorkspace(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +55,14 @@ func TestGenerated(t *testing.T) {
 	if g.Variant() != v1 || g.Engine() == nil {
 		t.Errorf("Variant %p (want %p), Engine %v", g.Variant(), v1, g.Engine())
 	}
-	ctx := bounded(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 
 	// Typed parameters are marshalled; the result is decoded.
 	type params struct {
 		Command string `json:"command"`
 	}
-	text, err := runtime.Invoke(ctx, g, "bash", params{"echo hi"}, runtime.DecodeText)
+	text, err := genimpl.Invoke(ctx, g, "bash", params{"echo hi"}, genimpl.DecodeText)
 	if err != nil || text != "hi\n||0" {
 		t.Errorf("Invoke: %q, %v", text, err)
 	}
@@ -54,18 +78,18 @@ func TestGenerated(t *testing.T) {
 	}
 	// Other errors are returned as they are: parameters that do not marshal, an unknown tool, a result that
 	// does not decode.
-	if _, err := runtime.Invoke(ctx, g, "bash", func() {}, runtime.DecodeText); err == nil || errors.As(err, &te) {
+	if _, err := genimpl.Invoke(ctx, g, "bash", func() {}, genimpl.DecodeText); err == nil || errors.As(err, &te) {
 		t.Errorf("Invoke with a func: %v", err)
 	}
 	if _, err := g.Call(ctx, "nope", json.RawMessage(`{}`)); err == nil {
 		t.Error("Call of an unknown tool: no error")
 	}
-	if _, err := runtime.Invoke(ctx, g, "bash", params{"echo hi"}, runtime.DecodeJSON[int]); err == nil {
+	if _, err := genimpl.Invoke(ctx, g, "bash", params{"echo hi"}, genimpl.DecodeJSON[int]); err == nil {
 		t.Error("a text result decoded as an int")
 	}
 	// A spec that does not load fails New.
-	bad := runtime.LoadSpec("bad.yaml", []byte("id: x\n"))
-	if _, err := runtime.NewGenerated(bad, typed); err == nil {
+	bad := func() (*spec.Variant, error) { return spec.Parse("bad.yaml", []byte("id: x\n")) }
+	if _, err := genimpl.NewGenerated(bad, typed); err == nil {
 		t.Error("NewGenerated of a broken spec: no error")
 	}
 }
@@ -78,17 +102,17 @@ func TestMarshalParams(t *testing.T) {
 	one := 1
 	tests := []struct {
 		v     plain
-		nulls []runtime.Null
+		nulls []genimpl.Null
 		want  string
 		err   bool
 	}{
 		{plain{}, nil, `{}`, false},
-		{plain{A: &one}, []runtime.Null{{Name: "b", Set: true}}, `{"a":1,"b":null}`, false},
-		{plain{}, []runtime.Null{{Name: "a", Set: true}, {Name: "b", Set: false}}, `{"a":null}`, false},
-		{plain{A: &one}, []runtime.Null{{Name: "a", Set: true}}, ``, true},
+		{plain{A: &one}, []genimpl.Null{{Name: "b", Set: true}}, `{"a":1,"b":null}`, false},
+		{plain{}, []genimpl.Null{{Name: "a", Set: true}, {Name: "b", Set: false}}, `{"a":null}`, false},
+		{plain{A: &one}, []genimpl.Null{{Name: "a", Set: true}}, ``, true},
 	}
 	for _, tt := range tests {
-		got, err := runtime.MarshalParams(tt.v, tt.nulls...)
+		got, err := genimpl.MarshalParams(tt.v, tt.nulls...)
 		if (err != nil) != tt.err || (!tt.err && string(got) != tt.want) {
 			t.Errorf("MarshalParams(%+v, %v) = %s, %v; want %s (error %v)", tt.v, tt.nulls, got, err, tt.want, tt.err)
 		}

@@ -1,38 +1,41 @@
-package runtime
+// Package genimpl is what every generated adapter shares, as protobuf-go's protoimpl is for generated
+// messages: the engine behind a generated Tool (Generated), typed calls (Invoke, DecodeJSON, DecodeText,
+// MarshalParams, Null), the embedding of raised errors in the adapter's error types (Raised), and the
+// guard that stops the build of an adapter this runtime does not support (EnforceVersion, GenVersion).
+//
+// Only generated code imports it (gen writes the imports; a test checks that no hand-written file of this
+// module does): it is not an API for users, and it changes with the generated-code API version. Users call
+// the adapter, and the engine in package runtime.
+package genimpl
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 
 	"github.com/agentbash/agentbash/internal/jsonenc"
+	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
 )
 
-// Generated is the machinery every generated adapter shares, as protobuf-go's protoimpl is for generated
-// messages: an engine running the adapter's embedded spec, and the mapping of the errors its tools raise
-// to the adapter's error types. A generated Tool holds it in an unexported field and forwards to it; the
-// generated file keeps only what is the spec's own. It is safe for concurrent use.
+// Generated is the machinery of one generated Tool: an engine running the adapter's spec, and the mapping
+// of the errors its tools raise to the adapter's error types. A generated Tool holds it in an unexported
+// field and forwards to it; the generated file keeps only what is the spec's own. It is safe for
+// concurrent use.
 type Generated struct {
-	eng   *Engine
-	typed func(*ToolError) error
+	eng   *runtime.Engine
+	typed func(*runtime.ToolError) error
 }
 
-// LoadSpec returns a function that parses an embedded spec once (spec.ParseEmbedded: the generator
-// validated it) and then returns the same variant (shared: callers must not modify it).
-func LoadSpec(name string, yaml []byte) func() (*spec.Variant, error) {
-	return sync.OnceValues(func() (*spec.Variant, error) { return spec.ParseEmbedded(name, yaml) })
-}
-
-// NewGenerated starts an engine for the spec load returns. typed maps an error a tool raised to the
-// adapter's type for its class (returning the *ToolError itself for a class it has none for).
-func NewGenerated(load func() (*spec.Variant, error), typed func(*ToolError) error, opts ...Option) (*Generated, error) {
+// NewGenerated starts an engine for the spec load returns (the adapter's compiled spec). typed maps an
+// error a tool raised to the adapter's type for its class (returning the *runtime.ToolError itself for a
+// class it has none for).
+func NewGenerated(load func() (*spec.Variant, error), typed func(*runtime.ToolError) error, opts ...runtime.Option) (*Generated, error) {
 	v, err := load()
 	if err != nil {
 		return nil, err
 	}
-	eng, err := New(v, opts...)
+	eng, err := runtime.New(v, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +46,7 @@ func NewGenerated(load func() (*spec.Variant, error), typed func(*ToolError) err
 func (g *Generated) Variant() *spec.Variant { return g.eng.Variant() }
 
 // Engine returns the runtime engine behind the tools.
-func (g *Generated) Engine() *Engine { return g.eng }
+func (g *Generated) Engine() *runtime.Engine { return g.eng }
 
 // Close kills and reaps every process the tools left running.
 func (g *Generated) Close() error { return g.eng.Close() }
@@ -54,7 +57,7 @@ func (g *Generated) Close() error { return g.eng.Close() }
 func (g *Generated) Call(ctx context.Context, name string, params json.RawMessage) (json.RawMessage, error) {
 	res, err := g.eng.Call(ctx, name, params)
 	if err != nil {
-		var te *ToolError
+		var te *runtime.ToolError
 		if g.typed != nil && errors.As(err, &te) {
 			return nil, g.typed(te)
 		}
@@ -91,10 +94,10 @@ func DecodeText(data []byte) (string, error) { return DecodeJSON[string](data) }
 // MarshalJSON encodes v as the runtime writes results: compact, without HTML escaping.
 func MarshalJSON(v any) ([]byte, error) { return jsonenc.Marshal(v) }
 
-// Raised is embedded by the error types of a generated adapter: it is the *ToolError the runtime raised
-// (its Type, its Message and its Error text), and unwraps to it, so errors.As finds both the adapter's type
-// and the *ToolError.
-type Raised struct{ *ToolError }
+// Raised is embedded by the error types of a generated adapter: it is the *runtime.ToolError the runtime
+// raised (its Type, its Message and its Error text), and unwraps to it, so errors.As finds both the
+// adapter's type and the *runtime.ToolError.
+type Raised struct{ *runtime.ToolError }
 
 // Unwrap returns the error as the runtime raised it.
 func (r Raised) Unwrap() error { return r.ToolError }

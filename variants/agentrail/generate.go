@@ -1,3 +1,0 @@
-package agentrail
-
-//go:generate go run ../../cmd/agentbash gen -spec agentrail.yaml -out agentrail_gen.go -pkg agentrail

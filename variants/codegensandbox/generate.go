@@ -1,3 +1,0 @@
-package codegensandbox
-
-//go:generate go run ../../cmd/agentbash gen -spec codegensandbox.yaml -out codegensandbox_gen.go -pkg codegensandbox

@@ -1,3 +1,0 @@
-package toolregistry
-
-//go:generate go run ../../cmd/agentbash gen -spec toolregistry.yaml -out toolregistry_gen.go -pkg toolregistry
