@@ -23,7 +23,7 @@ import (
 // the programs are this machine's.
 //
 // Under the race detector (the whole suite of six variants twice takes minutes there) codegensandbox runs
-// on the local engine and codex on the TCP one; `make test-norace` (CI) and `make docker` run them all.
+// on the local engine and codex on the TCP one; `make docker` (CI) runs them all, without it.
 func TestDockerBuiltins(t *testing.T) {
 	cli := dockertest.Local(t)
 	local, remote := variants.IDs(), []string{"codegensandbox", "codex"}

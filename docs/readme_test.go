@@ -47,6 +47,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/dockerimage"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 )
 
@@ -448,11 +449,14 @@ func missingSandbox(cmd string) string {
 
 // missingDocker says what is missing when the command runs containers (docker, -executor docker, the
 // image's root filesystem) and this machine cannot: no Docker Engine answering at the address the command
-// names (the default socket, or tcp://127.0.0.1:23750, which .ci/docker starts), or no apt-get and
-// dpkg-deb to build the image from Debian packages; "" otherwise.
+// names ($DOCKER_HOST or the default socket, or tcp://127.0.0.1:23750, which .ci/docker starts), or no
+// apt-get and dpkg-deb to build the image from Debian packages, or $AGENTBASH_DOCKER off; "" otherwise.
 func missingDocker(cmd string) string {
 	if !regexp.MustCompile(`(^|[\s|$(])(docker\s|apt-get download|dpkg-deb|rootfs)|-executor docker`).MatchString(cmd) {
 		return ""
+	}
+	if why := dockerimage.Off(); why != "" {
+		return why
 	}
 	for _, tool := range []string{"docker", "apt-get", "dpkg-deb"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -464,10 +468,12 @@ func missingDocker(cmd string) string {
 		host = "tcp://127.0.0.1:23750"
 	}
 	info := exec.Command("docker", "info")
-	info.Env = append(os.Environ(), "DOCKER_HOST="+host)
+	if host != "" {
+		info.Env = append(os.Environ(), "DOCKER_HOST="+host)
+	}
 	if err := info.Run(); err != nil {
 		if host == "" {
-			host = "the local socket"
+			host = "$DOCKER_HOST, or the local socket"
 		}
 		return "no Docker Engine answers at " + host + " (bash .ci/docker start starts it)"
 	}

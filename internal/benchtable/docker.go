@@ -25,9 +25,12 @@ const dockerID = "codegensandbox"
 // workspace bound): a call in a running container against the same call on this machine (target ≤ +2 ms:
 // the agent's stream adds a round trip, not a process), a container's first call (its start-up: create,
 // the agent's start, the call), and 32 workspaces' containers started at once, then a call in each in
-// flight at once. Without an engine the rows say so and have no target.
+// flight at once. Without an engine (or with $AGENTBASH_DOCKER off) the rows say so and have no target.
 func containers(e *env) ([]*row, error) {
 	ctx := context.Background()
+	if why := dockerimage.Off(); why != "" {
+		return []*row{{measure: "a call in a running container", figure: "—", baseline: why}}, nil
+	}
 	cli, err := client.New(client.FromEnv)
 	if err == nil {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)

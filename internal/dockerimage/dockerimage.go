@@ -28,6 +28,19 @@ const (
 	Debian = "debian" // debootstrap --variant=minbase of this machine's release
 )
 
+// OffEnv names the variable that, set to "off", turns off everything of the tests and benchmarks that
+// needs a Docker Engine, even one that answers: CI's steps other than `make docker`, which runs them all
+// on the engines it starts (so they run once, in their own step).
+const OffEnv = "AGENTBASH_DOCKER"
+
+// Off returns why the Docker tests and benchmark rows are off ($AGENTBASH_DOCKER=off), or "".
+func Off() string {
+	if os.Getenv(OffEnv) == "off" {
+		return "$" + OffEnv + "=off: the tests and rows that need a Docker Engine run in their own step (make docker)"
+	}
+	return ""
+}
+
 // Name is the tag of an image kind.
 func Name(kind string) string { return "agentbash-test/" + kind + ":1" }
 

@@ -3,8 +3,9 @@
 // images built from Debian packages (internal/dockerimage: Box, busybox-static and bash-static, seconds to
 // build; Debian, debootstrap's minbase of the machine's release, the same programs as this machine, for
 // the conformance suite against the local reference, about half a minute once, then cached). A test
-// skips, naming what is missing, only when no engine can be reached: .ci/docker starts them (as .ci/run
-// and `make docker` do). It is for tests only (it imports package testing).
+// skips, naming what is missing, only when no engine can be reached: .ci/docker starts them (as
+// `make docker` does), or when $AGENTBASH_DOCKER is off (CI's other steps: they run in `make docker`). It
+// is for tests only (it imports package testing).
 package dockertest
 
 import (
@@ -33,6 +34,9 @@ func Local(t testing.TB) *client.Client {
 // TCP returns the second engine's address and a client of it, or skips the test naming what is missing.
 func TCP(t testing.TB) (string, *client.Client) {
 	t.Helper()
+	if why := dockerimage.Off(); why != "" {
+		t.Skip(why)
+	}
 	addr := os.Getenv(TCPEnv)
 	if addr == "" {
 		t.Skipf("no second Docker Engine on TCP: $%s is not set (.ci/docker starts one on tcp://127.0.0.1:23750 and prints it)", TCPEnv)
@@ -41,6 +45,10 @@ func TCP(t testing.TB) (string, *client.Client) {
 }
 
 func connect(t testing.TB, host, what string) *client.Client {
+	t.Helper()
+	if why := dockerimage.Off(); why != "" {
+		t.Skip(why)
+	}
 	opts := []client.Opt{client.FromEnv}
 	if host != "" {
 		opts = append(opts, client.WithHost(host))
