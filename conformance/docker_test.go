@@ -39,7 +39,8 @@ func TestDockerBuiltins(t *testing.T) {
 }
 
 func dockerSuites(t *testing.T, cli *client.Client, host string, ids []string) {
-	x, err := docker.New(docker.Config{Image: dockertest.Image(t, cli, dockertest.Debian), Host: host, Agent: dockertest.Agent(t)})
+	agent := dockertest.Agent(t)
+	x, err := docker.New(docker.Config{Image: dockertest.Image(t, cli, dockertest.Debian), Host: host, Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,8 @@ func requireInContainer(t *testing.T, id string, x *docker.Executor) {
 // state files the shell writes there come back with the run's end (proc.Spec.Writable).
 func TestDockerCarry(t *testing.T) {
 	cli := dockertest.Local(t)
-	x, err := docker.New(docker.Config{Image: dockertest.Image(t, cli, dockertest.Debian), Agent: dockertest.Agent(t)})
+	agent := dockertest.Agent(t)
+	x, err := docker.New(docker.Config{Image: dockertest.Image(t, cli, dockertest.Debian), Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}

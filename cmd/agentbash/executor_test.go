@@ -39,8 +39,8 @@ func TestExecutorFlags(t *testing.T) {
 // (the reference in containers) passes against `serve -executor docker` (the target in containers).
 func TestExecutorDockerCommands(t *testing.T) {
 	cli := dockertest.Local(t)
-	image := dockertest.Image(t, cli, dockertest.Debian)
 	agent := dockertest.Agent(t)
+	image := dockertest.Image(t, cli, dockertest.Debian)
 	ws := t.TempDir()
 	docker := []string{"-executor", "docker", "-image", image, "-docker-agent", agent}
 	var out, errb bytes.Buffer

@@ -74,9 +74,13 @@ var (
 )
 
 // Agent builds agentbash statically (CGO_ENABLED=0), once per test binary, and returns its path: the
-// agent the containers run (a test binary is linked dynamically when cgo is on).
+// agent the containers run (a test binary is linked dynamically when cgo is on). Under -short, which leaves
+// out the tests that run the go command to compile, it skips the test.
 func Agent(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the static agent is built with the go command (make docker runs these tests)")
+	}
 	agentOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "agentbash-agent-")
 		if err != nil {

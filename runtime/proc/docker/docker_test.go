@@ -33,8 +33,8 @@ func setup(t *testing.T, kind string, cfg docker.Config) (*docker.Executor, *cli
 	if cfg.Host != "" {
 		_, cli = dockertest.TCP(t)
 	}
-	cfg.Image = dockertest.Image(t, cli, kind)
 	cfg.Agent = dockertest.Agent(t)
+	cfg.Image = dockertest.Image(t, cli, kind)
 	x, err := docker.New(cfg)
 	if err != nil {
 		t.Fatal(err)
