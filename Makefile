@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts docker
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -12,9 +12,26 @@ test: fmt-check vet check
 # size (the detector multiplies memory and time), the sandbox's 50 escapes of each form and the
 # conformance suite of every variant sandboxed, in process and served (a race-built sandbox helper takes
 # about a second to start), and the escapes hidden from the run marker, 10 of each form through a cgroup
-# per run (runtime/proc, and through run, serve and background shells).
+# per run (runtime/proc, and through run, serve and background shells). The conformance suite of every
+# variant in containers (TestDockerBuiltins) runs in `make docker`.
 test-norace:
 	$(GO) test -count=1 -run 'Memory|MaxKeep|WriteAllocs|HugeLimit|ServeGrowth|SandboxNoSurvivor|SandboxedBuiltins|ConformanceCommandSandboxed|CgroupNoSurvivors|CgroupNonRootHost|ContainHiddenEscapes|ContainBackgroundShells' ./runtime/textcap ./runtime ./runtime/proc ./cmd/agentbash ./conformance
+
+# docker runs what needs a Docker Engine, in a step of its own (CI's other steps run with
+# AGENTBASH_DOCKER=off, which skips it there): the Docker executor's tests, the conformance suite of every
+# variant in containers (locally, and two over TCP), the CLI's -executor docker, README's "Run commands in
+# containers", and `make bench`'s container rows with fewer rounds. It first starts the engines (.ci/docker:
+# docker.io installed when missing, dockerd started when `docker info` fails, a second engine on TCP);
+# where none can be started, the tests skip naming what is missing and the target does not fail. Without
+# AGENTBASH_DOCKER=off, `make test` runs the same tests whenever an engine answers.
+docker:
+	@if out=$$(bash .ci/docker start); then export $$(echo "$$out" | grep '^AGENTBASH_DOCKER_TCP='); \
+	else echo "docker: no Docker Engine could be started: the tests that need one skip"; fi; \
+	unset AGENTBASH_DOCKER; set -e; \
+	$(GO) test -race -count=1 ./runtime/proc/docker; \
+	$(GO) test -race -count=1 -run 'Docker|Executor' -skip 'DockerBuiltins' ./conformance ./cmd/agentbash; \
+	$(GO) test -count=1 -run 'DockerBuiltins|^TestREADME$$' ./conformance ./docs; \
+	$(GO) run ./internal/benchtable -quick -run containers $(BENCHFLAGS)
 
 # quick is a first check: every package's tests without the race detector or fuzzing; -short leaves out only
 # the tests that run the go command to compile, and serve's 10,000-request growth test.

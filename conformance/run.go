@@ -31,6 +31,7 @@ type options struct {
 	onResult func(Result)
 	baseline *Baseline
 	scale    float64
+	refOpts  []runtime.Option
 }
 
 // Trusted sends the cases that carry a Hazard (commands a policy blocks, as written) to the target too.
@@ -67,6 +68,13 @@ func WithBaseline(b *Baseline) Option { return func(o *options) { o.baseline = b
 // bounds assume (a loaded CI runner, a race-detector build): the bounds are there to catch a target that
 // hangs, not to time it.
 func TimeScale(f float64) Option { return func(o *options) { o.scale = f } }
+
+// Reference adds runtime options to the reference's engines (`agentbash conformance -executor docker`: the
+// reference runs its commands in containers, to compare in-container behaviour). Cases whose command
+// would do harm (a Hazard) still run on an executor that starts nothing (executor.go).
+func Reference(opts ...runtime.Option) Option {
+	return func(o *options) { o.refOpts = append(o.refOpts, opts...) }
+}
 
 // Session is one run of the suite against a target: the target open, a root for the workspaces, the cases.
 // Check runs a whole session; conformancetest runs one case per subtest with it.
@@ -265,6 +273,11 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 			return res
 		}
 	}
+	if err := s.resetWorkspaces(ref.ws, tgt.ws); err != nil {
+		res.Status, res.Reason = Fail, "setting up the workspace: "+err.Error()
+		return res
+	}
+	defer s.resetWorkspaces(ref.ws, tgt.ws)
 	params := c.Params
 	if c.Size != nil {
 		probe := s.workspace(n, 'p')
@@ -292,7 +305,8 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	wg.Go(func() {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
-		eng, err := runtime.New(s.v, runtime.WithWorkspace(ref.ws))
+		opts, refused := s.referenceOptions(c, ref.ws)
+		eng, err := runtime.New(s.v, opts...)
 		if err != nil {
 			ref.err = err
 			return
@@ -302,6 +316,9 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 			return target.AnswerOf(eng.Call(ctx, tool, params))
 		}, nil)
 		ref.elapsed = time.Since(start)
+		if err := refused(); err != nil && ref.err == nil {
+			ref.err = err
+		}
 		if c.NoSurvivors {
 			ref.left = survivors(ref.ws)
 		}
@@ -316,7 +333,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 			if to, ok := s.o.tools[name]; ok {
 				name = to // the target's name for the spec's tool
 			}
-			return target.Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name}
+			return target.Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name, Hazard: c.Hazard != ""}
 		}
 		var many func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error)
 		if s.caps.CallParallel != nil {

@@ -47,6 +47,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentbash/agentbash/internal/dockerimage"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 )
 
@@ -57,6 +58,11 @@ var notRun = map[string]string{
 	"make test": "it runs this test, and every other one",
 	"go install github.com/agentbash/agentbash/cmd/agentbash@latest": "it needs the network, and the module is not published yet",
 	"git clone https://github.com/agentbash/agentbash":               "it needs the network: the test uses this checkout",
+}
+
+func init() {
+	notRun["dockerd -H tcp://127.0.0.1:23750 --data-root /var/lib/docker-remote --exec-root /run/docker-remote --pidfile /run/docker-remote.pid &"] =
+		"it starts a Docker Engine: .ci/docker starts that one for the tests (with its data root elsewhere)"
 }
 
 // shCommand is a command of a sh block and its expected output.
@@ -215,6 +221,7 @@ func TestREADME(t *testing.T) {
 	agentbash := filepath.Join(tmp, "agentbash")
 	build := exec.Command("go", "build", "-o", agentbash, "./cmd/agentbash")
 	build.Dir = repo
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the Docker executor's agent must be
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/agentbash: %v\n%s", err, out)
 	}
@@ -267,9 +274,21 @@ func TestREADME(t *testing.T) {
 				continue
 			}
 			var run []*shCommand
-			for _, c := range parseSh(t, b) {
+			// The commands of a block that runs containers go together (the image the first ones build,
+			// the files the others list): what one of them misses skips the block.
+			docker, cmds := "", parseSh(t, b)
+			for _, c := range cmds {
+				if _, ok := notRun[c.key()]; !ok && docker == "" {
+					docker = missingDocker(c.text)
+				}
+			}
+			for _, c := range cmds {
 				if _, ok := notRun[c.key()]; ok {
 					seen[c.key()] = true
+					continue
+				}
+				if docker != "" {
+					t.Logf("%s: %s: not running %s", b, docker, c.key())
 					continue
 				}
 				if tool := missingTool(c.text); tool != "" {
@@ -431,6 +450,43 @@ func missingSandbox(cmd string) string {
 	for _, c := range []sandbox.Config{{Mode: sandbox.WorkspaceWrite}, {Mode: sandbox.WorkspaceWrite, Network: true}} {
 		if why := sandbox.Unavailable(c); why != "" {
 			return c.String() + ": " + why
+		}
+	}
+	return ""
+}
+
+// missingDocker says what is missing when the command runs containers (docker, -executor docker, the
+// image's root filesystem) and this machine cannot: no Docker Engine answering at the address the command
+// names ($DOCKER_HOST or the default socket, or tcp://127.0.0.1:23750, which .ci/docker starts), or no
+// apt-get and dpkg-deb to build the image from Debian packages, or $AGENTBASH_DOCKER off; "" otherwise.
+func missingDocker(cmd string) string {
+	if !regexp.MustCompile(`(^|[\s|$(])(docker\s|apt-get download|dpkg-deb|rootfs)|-executor docker`).MatchString(cmd) {
+		return ""
+	}
+	if why := dockerimage.Off(); why != "" {
+		return why
+	}
+	for _, tool := range []string{"docker", "apt-get", "dpkg-deb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool + " is not installed (bash .ci/docker start installs docker.io)"
+		}
+	}
+	// The local engine always (the remote recipe uses the image the first block builds), and the one on
+	// TCP when the command names it.
+	hosts := []string{""}
+	if strings.Contains(cmd, "tcp://127.0.0.1:23750") {
+		hosts = append(hosts, "tcp://127.0.0.1:23750")
+	}
+	for _, host := range hosts {
+		info := exec.Command("docker", "info")
+		if host != "" {
+			info.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		}
+		if err := info.Run(); err != nil {
+			if host == "" {
+				host = "$DOCKER_HOST, or the local socket"
+			}
+			return "no Docker Engine answers at " + host + " (bash .ci/docker start starts it)"
 		}
 	}
 	return ""

@@ -59,6 +59,7 @@ type config struct {
 	sandbox   *sandbox.Config // WithSandbox; nil: the spec's sandbox block, if any
 	approver  Approver        // WithApprover
 	observer  CallObserver    // WithCallObserver
+	executor  proc.Executor   // WithExecutor; nil: proc.Local
 }
 
 // WithWorkspace sets the workspace root: the default working directory and the confinement root.
@@ -119,6 +120,7 @@ type Engine struct {
 	sess     *live.Registry[*session]
 	redact   *redactor
 	sandbox  *sandbox.Sandbox // nil: commands run unconfined
+	starter  proc.Starter     // WithExecutor's (executor.go); nil: proc.Start
 	// resolved maps a workspace root to its physical path (symlinks resolved), which the calls report as
 	// their default working directory: resolved once per engine, whose roots are fixed for its life.
 	resolved sync.Map
@@ -198,8 +200,20 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 	}
 	if spills(v) {
 		if e.tempDir, err = os.MkdirTemp("", "agentbash-engine-"); err != nil {
+			if e.sandbox != nil {
+				e.sandbox.Close()
+			}
 			return nil, err
 		}
+	}
+	if err := e.openExecutor(); err != nil {
+		if e.sandbox != nil {
+			e.sandbox.Close()
+		}
+		if e.tempDir != "" {
+			os.RemoveAll(e.tempDir)
+		}
+		return nil, err
 	}
 	e.bg = live.New[*bgShell](backgroundPolicy(v.Background))
 	e.sess = live.New[*session](sessionPolicy(v.Sessions))
@@ -317,6 +331,7 @@ func (e *Engine) Close() error {
 	e.sess.Close()
 	e.carry.close()
 	e.closeSpills()
+	e.closeExecutor()
 	if e.sandbox != nil {
 		e.sandbox.Close()
 	}

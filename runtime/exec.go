@@ -163,8 +163,9 @@ func (c *call) exec() (json.RawMessage, error) {
 		carryPrefix = prefix
 		argv[len(argv)-1] = carryCommand(argv[len(argv)-1], prefix, t.spec.Carry)
 		defer removeCarryFiles(prefix) // what save did not read: a timeout, a cancel, a spawn error
-		if c.e.sandbox != nil {
-			// The sandbox lets the shell write these two files, and nothing else of the directory.
+		if c.e.sandbox != nil || c.e.starter != nil {
+			// The sandbox lets the shell write these two files, and nothing else of the directory; an
+			// executor that runs the shell elsewhere makes them there and brings them back.
 			files, err := createCarryFiles(prefix)
 			if err != nil {
 				return nil, err
@@ -233,7 +234,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	if c.cwdEmpty {
 		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
 	} else {
-		p, err = proc.Start(ps)
+		p, err = c.e.start(ps)
 	}
 	if err != nil {
 		if background {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/runtime/sandbox/sandboxtest"
 	"github.com/agentbash/agentbash/spec"
@@ -760,3 +761,54 @@ func TestSandboxStatusForgery(t *testing.T) {
 		}
 	}
 }
+
+// An executor that runs commands elsewhere cannot be combined with the sandbox, which confines them here;
+// a Refuser can: it starts nothing (the conformance suite's harmful cases run on one, sandboxed targets'
+// included), and the call fails, in the contract, with nothing run.
+func TestSandboxExecutors(t *testing.T) {
+	c := sandbox.Config{Mode: sandbox.WorkspaceWrite}
+	requireSandbox(t, c)
+	v, err := variants.Spec("rye")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		x      proc.Executor
+		newErr string
+	}{
+		{"elsewhere", elsewhere{}, "use one or the other"},
+		{"refuser", &proc.Refuser{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, err := runtime.New(v, runtime.WithWorkspace(ws), runtime.WithSandbox(c), runtime.WithExecutor(tc.x))
+			if tc.newErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.newErr) {
+					t.Fatalf("New: %v, want %q", err, tc.newErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			marker := filepath.Join(ws, "ran")
+			// rye answers a command that could not start as a failure of its own (no errno here).
+			res, err := eng.Call(context.Background(), "bash", json.RawMessage(`{"command":"touch `+marker+`"}`))
+			if err != nil || !strings.Contains(string(res), `"success":false`) {
+				t.Errorf("the call: %s, %v; want a failure", res, err)
+			}
+			if r := tc.x.(*proc.Refuser); len(r.Refused()) != 1 || !errors.Is(r.Err(), proc.ErrRefused) {
+				t.Errorf("refused %q (%v), want the one run", r.Refused(), r.Err())
+			}
+			wantAbsent(t, marker)
+		})
+	}
+}
+
+// elsewhere is an executor that would run commands on another machine (it is never asked to: New refuses
+// it beside a sandbox).
+type elsewhere struct{}
+
+func (elsewhere) Open([]string) (proc.Starter, error) { return nil, errors.New("not opened") }

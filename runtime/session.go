@@ -183,17 +183,19 @@ func (c *call) startSession() (json.RawMessage, error) {
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
-	start := time.Now()
 	var p *proc.Process
 	if c.cwdEmpty {
 		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
 	} else {
-		p, err = proc.Start(ps)
+		p, err = c.e.start(ps)
 	}
 	if err != nil {
 		c.e.sess.Unreserve()
 		return c.spawnError(err)
 	}
+	// The window opens once the command runs, as a foreground call's timeout does: an executor's first
+	// start (a container made for the engine) is not the command's time.
+	start := time.Now()
 	s := &session{p: p, out: out, command: c.data.Command, tty: tty}
 	if err := c.e.sess.Add(s, p, c.started, nil); err != nil {
 		p.Kill()

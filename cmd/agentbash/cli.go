@@ -30,7 +30,7 @@ var (
 	runCmd = &command{
 		name:    "run",
 		summary: "run a command through a variant's tool and print what the host receives",
-		usage:   []string{"run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR | -workspaces NAME=DIR,...] [-sandbox MODE] [-params JSON | -- COMMAND...]"},
+		usage:   []string{"run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR | -workspaces NAME=DIR,...] [-sandbox MODE] [-executor docker -image IMAGE] [-params JSON | -- COMMAND...]"},
 		args: [][2]string{
 			{"VARIANT|SPEC.yaml", "a built-in variant (agentbash list) or a spec file"},
 			{"COMMAND...", "the command, its words joined with spaces, as the tool's command parameter"},
@@ -43,6 +43,7 @@ raises is printed on stderr as {"type":"ValueError","message":"..."} with exit s
 			`run toolregistry -params '{"command": "ls", "timeout": 5}'`,
 			"run codegensandbox -tool BashOutput -params '{\"bash_id\": \"1\"}'",
 			"run rye -sandbox workspace-write -- touch ../outside  # Permission denied: writes only in the workspace",
+			"run rye -executor docker -image agentbash-box -memory 512m -- uname -n  # in a container (README: Run commands in containers)",
 		},
 	}
 	listCmd = &command{
@@ -72,7 +73,7 @@ whose functionDeclarations are the variant's tools), jsonschema (a JSON Schema p
 	serveCmd = &command{
 		name:    "serve",
 		summary: "serve a variant to MCP clients (stdio, HTTP, SSE) or over the wire protocol",
-		usage:   []string{"serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-token-file FILE] [-tls-cert FILE -tls-key FILE] [-audit FILE] [-sandbox MODE]"},
+		usage:   []string{"serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-token-file FILE] [-tls-cert FILE -tls-key FILE] [-audit FILE] [-sandbox MODE] [-executor docker -image IMAGE]"},
 		args:    [][2]string{{"VARIANT|SPEC.yaml", "a built-in variant or a spec file"}},
 		about: `stdio is what an MCP client starts as a subprocess; http serves MCP streamable HTTP at /mcp, sse MCP
 HTTP+SSE at /sse (on 127.0.0.1 unless -addr says otherwise); wire is the JSON Lines protocol of

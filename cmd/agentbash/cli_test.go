@@ -83,14 +83,16 @@ func TestHelpListsFlags(t *testing.T) {
 		path  []string
 		flags []string
 	}{
-		{[]string{"run"}, []string{"tool", "workspace", "workspaces", "params", "sandbox", "sandbox-network", "sandbox-best-effort"}},
+		{[]string{"run"}, []string{"tool", "workspace", "workspaces", "params", "sandbox", "sandbox-network", "sandbox-best-effort", "executor", "image",
+			"docker-host", "memory", "pids", "cpus", "network", "user", "docker-agent", "docker-workspaces"}},
 		{[]string{"list"}, []string{"host"}},
 		{[]string{"matrix"}, []string{"format"}},
 		{[]string{"schema"}, []string{"format", "sandbox", "sandbox-network"}},
 		{[]string{"serve"}, []string{"transport", "addr", "workspace", "sandbox", "sandbox-network", "sandbox-best-effort", "token-file",
-			"insecure-no-token", "tls-cert", "tls-key", "read-timeout", "session-idle", "max-sessions", "audit", "permissions", "max-engines", "engine-idle"}},
+			"insecure-no-token", "tls-cert", "tls-key", "read-timeout", "session-idle", "max-sessions", "audit", "permissions", "max-engines", "engine-idle",
+			"executor", "image", "docker-host", "memory", "pids", "cpus", "network", "user"}},
 		{[]string{"conformance"}, []string{"json", "junit", "v", "list", "trusted", "mcp", "mcp-http", "mcp-sse", "workspace", "run",
-			"skip", "deadline", "parallel", "time-scale", "baseline", "update-baseline", "tool"}},
+			"skip", "deadline", "parallel", "time-scale", "baseline", "update-baseline", "tool", "executor", "image", "docker-host"}},
 		{[]string{"policy", "check"}, []string{"policy"}},
 		{[]string{"gen"}, []string{"spec", "out", "pkg", "check"}},
 	} {

@@ -77,6 +77,7 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&files, "host-file", "before each start of the -model host, write the text of the file TEMPLATE at PATH, placeholders replaced, given as `PATH=TEMPLATE` (a relative PATH is under {home}; repeatable)")
 	perCase := fs.Bool("host-per-case", false, "start the -model host for each case, in the case's own workspace (default: one start carries case after case)")
 	record := fs.String("record", "", "write every request of the -model host, the answer it got, and each tool call with its result (calls.jsonl) under `DIR`")
+	exf := addExecutorFlags(fs) // the reference's: the target's own are on its command line
 	pos, code, ok := conformanceCmd.parse(fs, flagArgs, stdout, stderr)
 	if !ok {
 		return code
@@ -158,6 +159,14 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	}
 	if *list {
 		return listCases(v, opts, stdout, stderr)
+	}
+	xopts, closeX, err := exf.open()
+	if err != nil {
+		return conformanceCmd.fail(stderr, err)
+	}
+	defer closeX()
+	if len(xopts) > 0 {
+		opts = append(opts, conformance.Reference(xopts...))
 	}
 	var old *conformance.Baseline
 	if *baseline != "" {

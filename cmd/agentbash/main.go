@@ -128,6 +128,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	workspaces := fs.String("workspaces", "", "several named workspace roots, `NAME=DIR,...`, for a tool whose workspace parameter picks one (the first is the default)")
 	params := fs.String("params", "", "the parameters as a `JSON` object, as a model would send them")
 	sbx := addSandboxFlags(fs)
+	exf := addExecutorFlags(fs)
 	pos, code, ok := runCmd.parse(fs, flagArgs, stdout, stderr)
 	if !ok {
 		return code
@@ -180,7 +181,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(named) > 0 {
 		opts = append(opts, runtime.WithWorkspaces(named...))
 	}
-	eng, err := runtime.New(v, opts...)
+	xopts, closeX, err := exf.open()
+	if err != nil {
+		return runCmd.fail(stderr, err)
+	}
+	defer closeX()
+	eng, err := runtime.New(v, append(opts, xopts...)...)
 	if err != nil {
 		return runCmd.fail(stderr, err)
 	}

@@ -40,6 +40,7 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	maxEngines := fs.Int("max-engines", serve.DefaultMaxEngines, "wire: the workspaces served at once (one engine each)")
 	engineIdle := fs.Duration("engine-idle", serve.DefaultIdleTimeout, "wire: close the engine of a workspace unused for this long that runs nothing (0: never)")
 	sbx := addSandboxFlags(fs)
+	exf := addExecutorFlags(fs)
 	pos, code, ok := serveCmd.parse(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -114,6 +115,12 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		c.Audit = f
 	}
+	xopts, closeX, err := exf.open()
+	if err != nil {
+		return serveCmd.fail(stderr, err)
+	}
+	defer closeX()
+	c.Runtime = append(c.Runtime, xopts...)
 	return runServe(serveCmd, pos[0], c, sbx, stdin, stdout, stderr)
 }
 

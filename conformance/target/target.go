@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/serve"
 	"github.com/agentbash/agentbash/spec"
 )
@@ -62,6 +64,10 @@ type Capabilities struct {
 	// Warnings are what the target did that is tolerated but reported (a log line on stdout), asked for
 	// after Close.
 	Warnings func() []string
+	// ResetWorkspace has the target make its copy of a workspace anew from the directory the suite set up
+	// (an in-process runtime whose executor gives containers a volume per workspace); the suite calls it
+	// after setting a case's workspace up, and after the case.
+	ResetWorkspace func(workspace string) error
 }
 
 // WorkspaceName is the base name of the workspaces the suite makes for a target, which a target that
@@ -78,6 +84,9 @@ type Request struct {
 	Format string `json:"-"`
 	// Case is the name of the case the call belongs to, for a target's records. It is not sent either.
 	Case string `json:"-"`
+	// Hazard says that the command would do harm if it ran (a policy's blocked example, as written): an
+	// in-process target runs it on an executor that starts nothing. It is not sent either.
+	Hazard bool `json:"-"`
 }
 
 // Answer is a tool's answer: a result (an object, or a string for text tools) or a raised error.
@@ -100,7 +109,9 @@ func AnswerOf(res json.RawMessage, err error) (Answer, error) {
 }
 
 // InProcess is the variant run by this module's runtime in this process: the reference itself, useful to
-// check the suite and a spec (and, with runtime options such as WithShell, the runtime on another shell).
+// check the suite and a spec (and, with runtime options such as WithShell, the runtime on another shell;
+// with WithExecutor, in containers). A call whose command would do harm (Request.Hazard) runs on an
+// executor that starts nothing: if the spec's policies let it through, the call fails, and nothing ran.
 func InProcess(v *spec.Variant, opts ...runtime.Option) Target {
 	return &inProcess{v: v, opts: opts}
 }
@@ -113,16 +124,86 @@ type inProcess struct {
 func (p *inProcess) Name() string { return fmt.Sprintf("in-process runtime (%s)", p.v.ID) }
 
 func (p *inProcess) Open(context.Context) (Conn, error) {
-	return &inProcessConn{pool: serve.NewPool(p.v, serve.PoolOptions{Runtime: p.opts, MaxEngines: math.MaxInt, IdleTimeout: -1})}, nil
+	c := &inProcessConn{v: p.v, opts: p.opts, x: runtime.ExecutorOf(p.opts...)}
+	if c.x == proc.Local {
+		c.pool = c.newPool()
+	} else {
+		// An engine holds a container: one pool per workspace, closed with its case (EndCase).
+		c.pools = map[string]*serve.Pool{}
+	}
+	return c, nil
 }
 
-type inProcessConn struct{ pool *serve.Pool }
+type inProcessConn struct {
+	v     *spec.Variant
+	opts  []runtime.Option
+	x     proc.Executor
+	pool  *serve.Pool // with the local executor: every workspace's engine
+	mu    sync.Mutex
+	pools map[string]*serve.Pool // with another: each workspace's
+}
+
+func (c *inProcessConn) newPool(extra ...runtime.Option) *serve.Pool {
+	opts := append(append([]runtime.Option(nil), c.opts...), extra...)
+	return serve.NewPool(c.v, serve.PoolOptions{Runtime: opts, MaxEngines: math.MaxInt, IdleTimeout: -1})
+}
 
 func (c *inProcessConn) Call(ctx context.Context, req Request) (Answer, error) {
-	return AnswerOf(c.pool.Call(ctx, req.Workspace, req.Tool, req.Params))
+	if req.Hazard {
+		r := &proc.Refuser{}
+		pool := c.newPool(runtime.WithExecutor(r))
+		a, err := AnswerOf(pool.Call(ctx, req.Workspace, req.Tool, req.Params))
+		pool.Close()
+		if rerr := r.Err(); rerr != nil && err == nil {
+			err = fmt.Errorf("a command that would do harm got past the spec's policies: %w", rerr)
+		}
+		return a, err
+	}
+	pool := c.pool
+	if pool == nil {
+		c.mu.Lock()
+		if pool = c.pools[req.Workspace]; pool == nil {
+			pool = c.newPool()
+			c.pools[req.Workspace] = pool
+		}
+		c.mu.Unlock()
+	}
+	return AnswerOf(pool.Call(ctx, req.Workspace, req.Tool, req.Params))
 }
-func (c *inProcessConn) Capabilities() Capabilities { return Capabilities{ChecksPoliciesFirst: true} }
-func (c *inProcessConn) Close() error               { return c.pool.Close() }
+
+func (c *inProcessConn) Capabilities() Capabilities {
+	caps := Capabilities{ChecksPoliciesFirst: true}
+	if c.pools != nil {
+		caps.EndCase = func(ws string) {
+			c.mu.Lock()
+			pool := c.pools[ws]
+			delete(c.pools, ws)
+			c.mu.Unlock()
+			if pool != nil {
+				pool.Close()
+			}
+		}
+	}
+	if r, ok := c.x.(interface{ ResetWorkspace(string) error }); ok {
+		caps.ResetWorkspace = r.ResetWorkspace
+	}
+	return caps
+}
+
+func (c *inProcessConn) Close() error {
+	if c.pool != nil {
+		return c.pool.Close()
+	}
+	c.mu.Lock()
+	pools := c.pools
+	c.pools = map[string]*serve.Pool{}
+	c.mu.Unlock()
+	var errs []error
+	for _, p := range pools {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}
 
 func toolError(typ, msg string) *runtime.ToolError {
 	return &runtime.ToolError{Type: typ, Message: msg}

@@ -138,6 +138,7 @@ var measurements = []struct {
 	{"idle background shells", idleShells},
 	{"policies: one check of a 1 KB command (CPU time)", policies},
 	{"conformance suite", conformanceSuite},
+	{"containers (the Docker executor)", containers},
 }
 
 // setup builds the binaries the sections run into a scratch directory.

@@ -216,5 +216,14 @@
 // and costs one process per host and, per Start without a cgroup, a hop to a
 // spawning thread and two small writes to the pipe.
 //
+// # Executors
+//
+// Start runs a process on this machine. An [Executor] decides, per engine, where runs start: [Local] (Start
+// itself), a [Refuser] (nowhere: every start fails with [ErrRefused], for runs that must never execute a
+// command), or another machine (runtime/proc/docker: a container per engine, whose agent,
+// runtime/proc/agent, runs this package's Start there). A run started elsewhere is a Process too
+// ([NewRemote]): its output reaches the Spec's writers, Kill and the stdin methods are forwarded, and Done
+// closes when its Exit arrives, so the caller cannot tell where it ran.
+//
 // The package is Linux only.
 package proc

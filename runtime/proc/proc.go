@@ -92,7 +92,9 @@ type Spec struct {
 	Sandbox *sandbox.Sandbox
 	// Writable are files, which must exist, that a sandboxed run may
 	// write (and truncate, not remove) whatever the sandbox's mode: the
-	// caller's own state files. Ignored without Sandbox.
+	// caller's own state files. Ignored without Sandbox by Start; an
+	// executor that starts the run elsewhere (a container) makes them
+	// there, empty, and copies them back here before Done.
 	Writable []string
 }
 
@@ -158,6 +160,11 @@ type Process struct {
 
 	// sandbox is the run's sandbox launch, if any.
 	sandbox *sandbox.Launch
+
+	// remote is the run an executor started elsewhere (NewRemote), which Kill and the stdin methods are
+	// forwarded to; remoteStdin says that it has a stdin the host writes to.
+	remote      Remote
+	remoteStdin bool
 
 	// Embedded shell only.
 	cancel   func()
@@ -225,6 +232,10 @@ func (p *Process) Wait() Exit {
 // signals a group that could have been recycled, nor a cgroup handed to
 // another run.
 func (p *Process) Kill() {
+	if p.remote != nil {
+		p.remote.Kill()
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.exited {

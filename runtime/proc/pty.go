@@ -112,6 +112,9 @@ func (files *ioSetup) interactive(s Spec) (stdin, stdout, stderr, writer *os.Fil
 // for a run that has none, and once the run is over (Done), after CloseStdin, or when the child has gone
 // (a broken pipe, a terminal with no process left).
 func (p *Process) WriteStdin(b []byte, deadline time.Time) (int, error) {
+	if p.remote != nil && p.remoteStdin {
+		return p.remote.WriteStdin(b, deadline)
+	}
 	if p.stdin == nil {
 		return 0, ErrNoStdin
 	}
@@ -124,6 +127,9 @@ func (p *Process) WriteStdin(b []byte, deadline time.Time) (int, error) {
 // CloseStdin closes the run's stdin: the child reads end of file from a pipe. Closing the master side of
 // a terminal hangs it up, so for a PTY run only the write end the host holds is closed. Idempotent.
 func (p *Process) CloseStdin() error {
+	if p.remote != nil && p.remoteStdin {
+		return p.remote.CloseStdin()
+	}
 	if p.stdin == nil {
 		return ErrNoStdin
 	}
@@ -134,4 +140,4 @@ func (p *Process) CloseStdin() error {
 }
 
 // HasStdin reports whether the run was started with a stdin the host writes to.
-func (p *Process) HasStdin() bool { return p.stdin != nil }
+func (p *Process) HasStdin() bool { return p.stdin != nil || p.remoteStdin }
