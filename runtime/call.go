@@ -61,6 +61,15 @@ type call struct {
 	outcome         spec.Outcome
 	sawExit         *int
 	asked, approved bool
+
+	// The model APIs' shapes (apitools.go): results replaces the tool's results (a batch command's
+	// answer), direct runs argv without the shell (role argv), commands are a batch's, and outLimit (0: none)
+	// and share (0: the runtime's bound) bound a batch command's output.
+	results  *spec.Results
+	direct   bool
+	commands []string
+	outLimit int
+	share    int
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -95,6 +104,12 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	if err := c.parseParams(raw); err != nil {
 		return nil, err
 	}
+	if err := c.readAPIParams(); err != nil {
+		return nil, err
+	}
+	if c.restarts() {
+		return c.restartPersistent() // before any check, as a restart reads nothing else
+	}
 	for i := range c.t.spec.Checks {
 		if err := c.check(&c.t.spec.Checks[i]); err != nil {
 			return nil, err
@@ -120,6 +135,10 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 		return c.poll()
 	case spec.KindKill:
 		return c.kill()
+	case spec.KindPersistent:
+		return c.persistent()
+	case spec.KindBatch:
+		return c.batch()
 	}
 	return c.exec()
 }
@@ -375,6 +394,8 @@ func typeProblem(typ spec.Type, v any) string {
 		if _, ok := v.(bool); !ok {
 			return "must be a boolean"
 		}
+	case spec.TypeArray:
+		return arrayProblem(v)
 	case spec.TypeObject:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -404,7 +425,7 @@ func (c *call) check(ch *spec.Check) error {
 			return c.fail(ch.Fail)
 		}
 	case ch.NotEmpty != "":
-		if c.str(ch.NotEmpty) == "" {
+		if c.empty(ch.NotEmpty) {
 			return c.fail(ch.Fail)
 		}
 	case ch.NotBlank != "":
@@ -417,27 +438,34 @@ func (c *call) check(ch *spec.Check) error {
 		return c.applyWorkdir()
 	case ch.Workspace:
 		return c.applyWorkspace()
+	case ch.Policy != "" && c.t.spec.Kind == spec.KindBatch:
+		return c.batchPolicy(ch)
 	case ch.Policy != "":
-		if re := c.policyTypeError(); re != nil {
-			return c.raiseRuntime(re)
-		}
-		chk, ok := c.e.policies[ch.Policy]
-		if !ok {
-			return fmt.Errorf("agentbash: policy %q is not compiled", ch.Policy)
-		}
-		verdict := chk.Check(c.data.Command)
-		if verdict.Allowed {
-			return nil
-		}
-		if verdict.Decision == spec.DecisionAsk && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
-			return nil
-		}
-		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
-		// it is raised or rendered as a result case.
-		c.data.Message = verdict.Message
-		return c.fail(verdict.Fail)
+		return c.policyCheck(ch)
 	}
 	return nil
+}
+
+// policyCheck runs a policy check on the command.
+func (c *call) policyCheck(ch *spec.Check) error {
+	if re := c.policyTypeError(); re != nil {
+		return c.raiseRuntime(re)
+	}
+	chk, ok := c.e.policies[ch.Policy]
+	if !ok {
+		return fmt.Errorf("agentbash: policy %q is not compiled", ch.Policy)
+	}
+	verdict := chk.Check(c.data.Command)
+	if verdict.Allowed {
+		return nil
+	}
+	if verdict.Decision == spec.DecisionAsk && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
+		return nil
+	}
+	// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
+	// it is raised or rendered as a result case.
+	c.data.Message = verdict.Message
+	return c.fail(verdict.Fail)
 }
 
 // applyTimeout interprets the timeout parameter once, at its place in the checks or before running.

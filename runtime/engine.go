@@ -123,6 +123,8 @@ type Engine struct {
 	resolved sync.Map
 	// carry holds the shell state that carries across calls (spec Tool.Carry).
 	carry carrier
+	// persist holds the persistent shells (persistent.go).
+	persist persistents
 
 	mu     sync.Mutex
 	closed bool
@@ -289,6 +291,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.bg.Close()
 	e.sess.Close()
+	e.persist.close()
 	e.carry.close()
 	if e.sandbox != nil {
 		e.sandbox.Close()

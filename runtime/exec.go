@@ -27,6 +27,8 @@ type streams struct {
 	rope bool
 	// window counts the combined output's lines for a budget (output.budget), and holds its capture.
 	window *window
+	// seq reads stdout and stderr, captured apart, as one text (capture: sequential; sequential.go).
+	seq *seqCapture
 }
 
 func newStreams(t *tool) *streams {
@@ -46,6 +48,9 @@ func newStreams(t *tool) *streams {
 		s.output = textcap.New(cfg)
 	} else {
 		s.stdout, s.stderr = textcap.New(cfg), textcap.New(cfg)
+	}
+	if o.Capture == spec.CaptureSequential {
+		s.seq = newSeqCapture(s.stdout, s.stderr, cfg.Head, cfg.Tail)
 	}
 	return s
 }
@@ -85,6 +90,9 @@ func decodeMode(d spec.Decode) textcap.Decode {
 }
 
 func (s *streams) writers() (stdout, stderr io.Writer) {
+	if s.seq != nil {
+		return s.seq.out, s.seq.err
+	}
 	if s.window != nil {
 		return s.window, s.window
 	}
@@ -105,10 +113,16 @@ func (s *streams) close() {
 // exec runs the command: in the foreground until exit or timeout, or into the background registry.
 func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
-	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	script, err := c.script()
+	if err != nil {
+		return nil, err
+	}
+	argv := append(append([]string(nil), c.e.cfg.argv...), script)
 	carryPrefix := ""
 	var writable []string
-	if c.argv != nil {
+	if c.direct {
+		argv = append([]string(nil), c.argv...) // role argv: the program itself, no shell
+	} else if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
 	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {
 		prefix, err := c.e.carry.prefix()
@@ -116,7 +130,7 @@ func (c *call) exec() (json.RawMessage, error) {
 			return nil, err
 		}
 		carryPrefix = prefix
-		argv[len(argv)-1] = carryCommand(c.data.Command, prefix, t.spec.Carry)
+		argv[len(argv)-1] = carryCommand(script, prefix, t.spec.Carry)
 		defer removeCarryFiles(prefix) // what save did not read: a timeout, a cancel, a spawn error
 		if c.e.sandbox != nil {
 			// The sandbox lets the shell write these two files, and nothing else of the directory.
@@ -128,6 +142,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	background := c.wantsBackground()
 	env := c.env()
 	st := newStreams(t)
+	c.limitStreams(st)
 	if b := t.spec.Output.Budget; b != nil && !background {
 		n, err := c.budgetValue()
 		if err != nil {
@@ -149,8 +164,8 @@ func (c *call) exec() (json.RawMessage, error) {
 	}
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined,
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox, Writable: writable}
-	if c.e.v.Shell.Embedded {
-		ps.Argv, ps.Embedded = nil, c.data.Command
+	if c.e.v.Shell.Embedded && !c.direct {
+		ps.Argv, ps.Embedded = nil, script
 	}
 	if err := c.ctx.Err(); err != nil {
 		return nil, err // the host gave up before anything started: start nothing (a background shell included)
@@ -161,7 +176,6 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 	}
 	var p *proc.Process
-	var err error
 	if c.cwdEmpty {
 		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
 	} else {
@@ -274,7 +288,7 @@ func (c *call) expiresBeforeSpawnError(err error) bool {
 		return false
 	}
 	c.setErrno(err)
-	_, own := c.t.spec.Results.Cases[spec.SpawnErrorOf(c.data.ErrnoName)]
+	_, own := c.resultCases().Cases[spec.SpawnErrorOf(c.data.ErrnoName)]
 	return !own
 }
 
@@ -354,6 +368,9 @@ func (s *streams) snapshots() snapshots {
 		return &s
 	}
 	out.stdout, out.stderr, out.output = snap(s.stdout), snap(s.stderr), snap(s.output)
+	if s.seq != nil {
+		out.output = s.seq.snapshot(out.stdout, out.stderr, s.window)
+	}
 	return out
 }
 
@@ -375,17 +392,18 @@ func (c *call) decodeFailure(s snapshots) error {
 
 // fillStreams sets the stream texts, truncated per stream as the spec says.
 func (c *call) fillStreams(s snapshots) {
-	c.data.Stdout, c.data.StdoutTruncated, c.data.StdoutBytes = c.streamText(s.stdout)
-	c.data.Stderr, c.data.StderrTruncated, c.data.StderrBytes = c.streamText(s.stderr)
-	c.data.Output, c.data.OutputTruncated, c.data.OutputBytes = c.streamText(s.output)
+	c.data.Stdout, c.data.StdoutTruncated, c.data.StdoutBytes = c.streamText(s.stdout, "stdout")
+	c.data.Stderr, c.data.StderrTruncated, c.data.StderrBytes = c.streamText(s.stderr, "stderr")
+	c.data.Output, c.data.OutputTruncated, c.data.OutputBytes = c.streamText(s.output, "output")
 	if b := c.t.spec.Output.Budget; b != nil && s.output != nil && c.window != nil {
 		c.data.Output, c.data.OutputTruncated = c.budgetText(b, c.budget, *s.output, c.window.lines(s.output.Bytes))
 	}
+	c.cutShared(s)
 	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated || c.data.OutputTruncated
 	c.snaps = s
 }
 
-func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
+func (c *call) streamText(sn *textcap.Snapshot, stream string) (string, bool, int64) {
 	if sn == nil {
 		return "", false, 0
 	}
@@ -400,7 +418,9 @@ func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
 	switch {
 	case o.Truncate != nil:
 		var err error
-		text, truncated, err = c.cut(c.limit(o.Truncate), sn.Truncate, sanitize, c.data.Running)
+		l := c.limit(o.Truncate)
+		l.Marker = c.streamMarker(o.Truncate.Marker, stream)
+		text, truncated, err = c.cut(l, sn.Truncate, sanitize, c.data.Running)
 		if err != nil {
 			text = sanitize(sn.Head)
 		}

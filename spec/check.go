@@ -37,6 +37,7 @@ var sample = Data{
 	ErrnoName: "ENOENT", ErrorType: "ValueError", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 	SessionID: "1000", WallTime: 0.25, Units: 1, Lines: 1, KeptLines: 1, Nonce: "0123456789abcdef", Input: "i",
 	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z"}},
+	Answers:  []string{`{"stdout":"o"}`}, Stream: "stdout",
 }
 
 // errnoName is a C errno name (ENOENT, E2BIG), compiled on first use: a program that starts from compiled
@@ -264,8 +265,8 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 
 	switch kind {
 	case KindExec:
-		if _, ok := roles[RoleCommand]; !ok {
-			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command")
+		if _, ok := roles[RoleCommand]; !ok && roles[RoleArgv] == "" {
+			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command (or argv)")
 		}
 	case KindPoll, KindKill:
 		if _, ok := roles[RoleShellID]; !ok {
@@ -276,6 +277,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	c.sessionTool(ptr, t, kind, roles)
+	c.apiTool(ptr, t, kind, roles, params)
 	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
 		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}
@@ -394,7 +396,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 
-	if kind == KindExec || kind.Waits() {
+	if kind == KindExec || kind.Waits() || kind == KindPersistent {
 		_, ex := cases[OutcomeExit]
 		_, ok := cases[OutcomeSuccess]
 		_, bad := cases[OutcomeFailure]

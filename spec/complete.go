@@ -164,6 +164,7 @@ func (t *Tool) fillDefaults() {
 			t.Results.Cases[OutcomeSpawnError] = Shape{Raise: &f}
 		}
 	}
+	t.fillAPIDefaults()
 }
 
 func (tr *Truncate) fillDefaults() {

@@ -60,7 +60,7 @@ const (
 	TypeNumber  Type = "number"
 	TypeBoolean Type = "boolean"
 	TypeObject  Type = "object"
-	TypeArray   Type = "array" // result fields only
+	TypeArray   Type = "array" // result fields, and parameters (of strings) with role argv or commands
 	TypeJSON    Type = "json"  // result fields only: a template that renders JSON
 )
 

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
 
@@ -29,12 +31,15 @@ func TestDefinitionsGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkShape(t, f, got, len(v.Tools))
+				checkShape(t, f, got, v.Tools)
 				// Each definition carries the spec's tool: name, description and the same input schema.
 				var arr []map[string]json.RawMessage
 				_ = json.Unmarshal(got, &arr)
 				for i, d := range arr {
 					tl := &v.Tools[i]
+					if form := toolschema.APIForm(tl, f); form != nil {
+						continue // checked in checkShape
+					}
 					name, desc, schema := fields(f, d)
 					if name != tl.Name || desc != tl.Description {
 						t.Errorf("tool %d: name %q, description %q", i, name, desc)
@@ -91,11 +96,11 @@ func fields(f toolschema.Format, d map[string]json.RawMessage) (name, desc strin
 }
 
 // checkShape checks the keys each API documents for a tool definition, and nothing else.
-func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
+func checkShape(t *testing.T, f toolschema.Format, b []byte, tools []spec.Tool) {
 	t.Helper()
 	var arr []map[string]json.RawMessage
-	if err := json.Unmarshal(b, &arr); err != nil || len(arr) != n {
-		t.Fatalf("not an array of %d objects: %v\n%s", n, err, b)
+	if err := json.Unmarshal(b, &arr); err != nil || len(arr) != len(tools) {
+		t.Fatalf("not an array of %d objects: %v\n%s", len(tools), err, b)
 	}
 	keys := map[toolschema.Format][]string{
 		toolschema.OpenAI:          {"type", "function"},
@@ -104,7 +109,19 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 		toolschema.MCP:             {"name", "description", "inputSchema", "outputSchema", "annotations"},
 		toolschema.JSONSchema:      {"$schema", "title", "description", "type", "properties", "required"},
 	}[f]
-	for _, d := range arr {
+	for i, d := range arr {
+		// A tool the API defines is named by the API's own form: its type, and its name when it has one.
+		if form := toolschema.APIForm(&tools[i], f); form != nil {
+			want := map[string]string{"type": form.Type}
+			if form.Name != "" {
+				want["name"] = form.Name
+			}
+			got := map[string]string{}
+			if err := json.Unmarshal(mustJSON(d), &got); err != nil || !maps.Equal(got, want) || form.Type == "" {
+				t.Errorf("%s: API form %v, want %v (%v)", f, got, want, err)
+			}
+			continue
+		}
 		for k := range d {
 			if !contains(keys, k) {
 				t.Errorf("%s: unexpected key %q", f, k)
@@ -142,6 +159,11 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 			}
 		}
 	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func contains(list []string, s string) bool {
