@@ -12,6 +12,7 @@ import (
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
+	"github.com/agentbash/agentbash/variants/anthropic_bash"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
@@ -28,6 +29,7 @@ var (
 	_ variants.Tool = (*tunacode.Tool)(nil)
 	_ variants.Tool = (*codegensandbox.Tool)(nil)
 	_ variants.Tool = (*codex.Tool)(nil)
+	_ variants.Tool = (*anthropic_bash.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -52,6 +54,9 @@ var builtins = []struct {
 	open func(ws string) (variants.Tool, error)
 }{
 	{"agentrail", agentrail.Definitions, func(ws string) (variants.Tool, error) { return agentrail.New(runtime.WithWorkspace(ws)) }},
+	{"anthropic_bash", anthropic_bash.Definitions, func(ws string) (variants.Tool, error) {
+		return anthropic_bash.New(runtime.WithWorkspace(ws))
+	}},
 	{"codegensandbox", codegensandbox.Definitions, func(ws string) (variants.Tool, error) {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
