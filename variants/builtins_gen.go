@@ -10,6 +10,7 @@ import (
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
+	"github.com/agentbash/agentbash/variants/vercel_bash_tool"
 )
 
 // builtins holds each built-in variant, sorted by id: its generated package's Spec and New.
@@ -21,4 +22,5 @@ var builtins = []builtin{
 	{"rye", rye.Spec, typed(rye.New)},
 	{"toolregistry", toolregistry.Spec, typed(toolregistry.New)},
 	{"tunacode", tunacode.Spec, typed(tunacode.New)},
+	{"vercel_bash_tool", vercel_bash_tool.Spec, typed(vercel_bash_tool.New)},
 }

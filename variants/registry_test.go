@@ -19,6 +19,7 @@ import (
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
+	"github.com/agentbash/agentbash/variants/vercel_bash_tool"
 )
 
 // Every generated adapter is a variants.Tool.
@@ -30,6 +31,7 @@ var (
 	_ variants.Tool = (*codegensandbox.Tool)(nil)
 	_ variants.Tool = (*codex.Tool)(nil)
 	_ variants.Tool = (*anthropic_bash.Tool)(nil)
+	_ variants.Tool = (*vercel_bash_tool.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -66,6 +68,9 @@ var builtins = []struct {
 		return toolregistry.New(runtime.WithWorkspace(ws))
 	}},
 	{"tunacode", tunacode.Definitions, func(ws string) (variants.Tool, error) { return tunacode.New(runtime.WithWorkspace(ws)) }},
+	{"vercel_bash_tool", vercel_bash_tool.Definitions, func(ws string) (variants.Tool, error) {
+		return vercel_bash_tool.New(runtime.WithWorkspace(ws))
+	}},
 }
 
 func TestList(t *testing.T) {
