@@ -309,3 +309,19 @@ func TestArgvAndWrap(t *testing.T) {
 		t.Fatalf("wrapped pwd: %s %v", got, err)
 	}
 }
+
+// non_positive: none reads a timeout of 0 or less (and an absent one, with a default of 0) as no timeout.
+func TestNonPositiveNone(t *testing.T) {
+	yaml := strings.Replace(textSpec, "timeout: {unit: s, default: 5, min: 0, max: 60, out_of_range: fail, expiry: kill,",
+		"timeout: {unit: s, default: 0, non_positive: none, max: 60, out_of_range: fail, expiry: kill,", 1)
+	eng, _ := newEngine(t, yaml)
+	for _, params := range []string{`{"command":"sleep 0.3; echo done"}`, `{"command":"sleep 0.3; echo done","timeout":0}`, `{"command":"sleep 0.3; echo done","timeout":-1}`} {
+		got, err := callText(t, eng, params)
+		if err != nil || got != "done\n||0" {
+			t.Fatalf("%s: %q %v", params, got, err)
+		}
+	}
+	if got, err := callText(t, eng, `{"command":"sleep 30","timeout":0.2}`); err != nil || !strings.HasPrefix(got, "timeout|") {
+		t.Fatalf("a positive timeout: %q %v", got, err)
+	}
+}

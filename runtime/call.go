@@ -529,7 +529,7 @@ func (c *call) applyTimeout() error {
 	}
 	c.expireNow = r.Expire
 	c.data.TimeoutValue = r.Value
-	c.hasTimeout = true
+	c.hasTimeout = !r.None
 	if r.Value > 0 {
 		// Longer than any run can last is no timeout at all.
 		c.timeout, c.hasTimeout = r.Duration, !r.Unbounded

@@ -225,6 +225,7 @@ type NonPositive string
 const (
 	NonPositiveExpire  NonPositive = "expire"  // it expires at once (the default)
 	NonPositiveDefault NonPositive = "default" // the default timeout
+	NonPositiveNone    NonPositive = "none"    // no timeout at all (a host's `timeout or None`)
 )
 
 // Invalid says what a timeout that is not a number means (with a lenient parameter).

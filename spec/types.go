@@ -329,8 +329,9 @@ type Timeout struct {
 	OutOfRange OutOfRange `yaml:"out_of_range,omitempty" json:"out_of_range,omitempty" jsonschema:"enum=fail,enum=clamp"`
 	// RangeSkipsZero exempts 0 from the range rule (Python's `if timeout and ...`).
 	RangeSkipsZero bool `yaml:"range_skips_zero,omitempty" json:"range_skips_zero,omitempty"`
-	// NonPositive says what a value <= 0 means after the range rule: expire (at once) or default.
-	NonPositive NonPositive `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default"`
+	// NonPositive says what a value <= 0 means after the range rule: expire (at once), default, or none (no
+	// timeout).
+	NonPositive NonPositive `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default,enum=none"`
 	// Expiry is what happens when the timeout passes: kill (the process group; the timeout outcome) or
 	// background (the process moves to the background registry; the background outcome).
 	Expiry Expiry `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`

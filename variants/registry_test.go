@@ -16,6 +16,7 @@ import (
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
+	"github.com/agentbash/agentbash/variants/openai_shell"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -32,6 +33,7 @@ var (
 	_ variants.Tool = (*codex.Tool)(nil)
 	_ variants.Tool = (*anthropic_bash.Tool)(nil)
 	_ variants.Tool = (*vercel_bash_tool.Tool)(nil)
+	_ variants.Tool = (*openai_shell.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -63,6 +65,9 @@ var builtins = []struct {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
 	{"codex", codex.Definitions, func(ws string) (variants.Tool, error) { return codex.New(runtime.WithWorkspace(ws)) }},
+	{"openai_shell", openai_shell.Definitions, func(ws string) (variants.Tool, error) {
+		return openai_shell.New(runtime.WithWorkspace(ws))
+	}},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))

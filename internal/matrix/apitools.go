@@ -21,6 +21,12 @@ func apiShapes(c *Column, t *spec.Tool) {
 	if t.Output != nil && t.Output.Capture == spec.CaptureSequential {
 		c.Capture = "stdout then stderr, one text"
 	}
+	if tm := t.Timeout; tm != nil && tm.NonPositive == spec.NonPositiveNone {
+		if tm.Default <= 0 && tm.Min == nil && tm.Max == nil {
+			c.Timeout = fmt.Sprintf("%s, none", tm.Unit)
+		}
+		c.Timeout += "; 0 or less is none"
+	}
 	switch t.Kind {
 	case spec.KindPersistent:
 		p := t.Persistent
