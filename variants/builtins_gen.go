@@ -7,6 +7,7 @@ import (
 	"github.com/agentbash/agentbash/variants/anthropic_bash"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
+	"github.com/agentbash/agentbash/variants/openai_local_shell"
 	"github.com/agentbash/agentbash/variants/openai_shell"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
@@ -20,6 +21,7 @@ var builtins = []builtin{
 	{"anthropic_bash", anthropic_bash.Spec, typed(anthropic_bash.New)},
 	{"codegensandbox", codegensandbox.Spec, typed(codegensandbox.New)},
 	{"codex", codex.Spec, typed(codex.New)},
+	{"openai_local_shell", openai_local_shell.Spec, typed(openai_local_shell.New)},
 	{"openai_shell", openai_shell.Spec, typed(openai_shell.New)},
 	{"rye", rye.Spec, typed(rye.New)},
 	{"toolregistry", toolregistry.Spec, typed(toolregistry.New)},

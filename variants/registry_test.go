@@ -16,6 +16,7 @@ import (
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
+	"github.com/agentbash/agentbash/variants/openai_local_shell"
 	"github.com/agentbash/agentbash/variants/openai_shell"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
@@ -34,6 +35,7 @@ var (
 	_ variants.Tool = (*anthropic_bash.Tool)(nil)
 	_ variants.Tool = (*vercel_bash_tool.Tool)(nil)
 	_ variants.Tool = (*openai_shell.Tool)(nil)
+	_ variants.Tool = (*openai_local_shell.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -65,6 +67,9 @@ var builtins = []struct {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
 	{"codex", codex.Definitions, func(ws string) (variants.Tool, error) { return codex.New(runtime.WithWorkspace(ws)) }},
+	{"openai_local_shell", openai_local_shell.Definitions, func(ws string) (variants.Tool, error) {
+		return openai_local_shell.New(runtime.WithWorkspace(ws))
+	}},
 	{"openai_shell", openai_shell.Definitions, func(ws string) (variants.Tool, error) {
 		return openai_shell.New(runtime.WithWorkspace(ws))
 	}},

@@ -41,33 +41,49 @@ func answer(limit int, entries ...string) string {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// cases are calls and the answers the reference host gives (reference_test.go runs them through its code).
+var cases = []struct{ name, params, want string }{
+	{"one command", `{"commands": ["echo hi"]}`, answer(0, exit("hi\n", "", 0))},
+	{"in order, each its outcome", `{"commands": ["echo a; echo b >&2", "exit 3", "pwd"]}`,
+		answer(0, exit("a\n", "b\n", 0), exit("", "", 3), exit("/ws\n", "", 0))},
+	{"each command its own shell", `{"commands": ["cd /; X=1", "pwd; echo \"[$X]\""]}`,
+		answer(0, exit("", "", 0), exit("/ws\n[]\n", "", 0))},
+	{"a signal is a negative exit code", `{"commands": ["kill -9 $$"]}`, answer(0, exit("", "", -9))},
+	// wait_for cancels communicate(), which drops what it read; the second communicate() after the kill
+	// reads what was left: the output written before the timeout is lost.
+	{"a timeout loses the output and ends the list", `{"commands": ["echo before; exec sleep 30", "echo never"], "timeout_ms": 300}`,
+		answer(0, timeout("", ""))},
+	{"timeout_ms 0 is no timeout", `{"commands": ["sleep 0.2; echo slept"], "timeout_ms": 0}`, answer(0, exit("slept\n", "", 0))},
+	{"max_output_length: stdout first, stderr what is left", `{"commands": ["printf ab; printf cdef >&2"], "max_output_length": 4}`,
+		answer(4, exit("ab", "cd", 0))},
+	{"max_output_length counts characters", `{"commands": ["printf 'ééé'; printf 'ü' >&2"], "max_output_length": 3}`,
+		answer(3, exit("ééé", "", 0))},
+	{"max_output_length above the output", `{"commands": ["echo hi"], "max_output_length": 100}`, answer(100, exit("hi\n", "", 0))},
+	{"invalid UTF-8 is dropped", `{"commands": ["printf 'a\\377b'"]}`, answer(0, exit("ab", "", 0))},
+	{"stdin is the host's (closed here)", `{"commands": ["cat; echo done"]}`, answer(0, exit("done\n", "", 0))},
+	{"no commands", `{"commands": []}`, answer(0)},
+}
+
+// listed are the calls the reference host answers otherwise, each listed in the spec's disagreements or
+// deviations: our answer, and the host's (reference_test.go checks that it still answers so).
+var listed = []struct{ name, params, want, upstream string }{
+	// The API documents max_output_length per command; the SDK shares it across the list.
+	{"max_output_length per command", `{"commands": ["printf abcdef; printf xyz >&2", "printf ab; printf cdef >&2"], "max_output_length": 4}`,
+		answer(4, exit("abcd", "", 0), exit("ab", "cd", 0)), answer(4, exit("abcd", "", 0), exit("", "", 0))},
+}
+
 func TestBehavior(t *testing.T) {
-	cases := []struct{ name, params, want string }{
-		{"one command", `{"commands": ["echo hi"]}`, answer(0, exit("hi\n", "", 0))},
-		{"in order, each its outcome", `{"commands": ["echo a; echo b >&2", "exit 3", "pwd"]}`,
-			answer(0, exit("a\n", "b\n", 0), exit("", "", 3), exit("/ws\n", "", 0))},
-		{"each command its own shell", `{"commands": ["cd /; X=1", "pwd; echo \"[$X]\""]}`,
-			answer(0, exit("", "", 0), exit("/ws\n[]\n", "", 0))},
-		{"a signal is a negative exit code", `{"commands": ["kill -9 $$"]}`, answer(0, exit("", "", -9))},
-		{"a timeout keeps the output and ends the list", `{"commands": ["echo before; sleep 30", "echo never"], "timeout_ms": 300}`,
-			answer(0, timeout("before\n", ""))},
-		{"timeout_ms 0 is no timeout", `{"commands": ["sleep 0.2; echo slept"], "timeout_ms": 0}`, answer(0, exit("slept\n", "", 0))},
-		{"max_output_length: stdout first, stderr what is left", `{"commands": ["printf abcdef; printf xyz >&2", "printf ab; printf cdef >&2"], "max_output_length": 4}`,
-			answer(4, exit("abcd", "", 0), exit("ab", "cd", 0))},
-		{"max_output_length counts characters", `{"commands": ["printf 'ééé'; printf 'ü' >&2"], "max_output_length": 3}`,
-			answer(3, exit("ééé", "", 0))},
-		{"max_output_length above the output", `{"commands": ["echo hi"], "max_output_length": 100}`, answer(100, exit("hi\n", "", 0))},
-		{"invalid UTF-8 is dropped", `{"commands": ["printf 'a\\377b'"]}`, answer(0, exit("ab", "", 0))},
-		{"stdin is the host's (closed here)", `{"commands": ["cat; echo done"]}`, answer(0, exit("done\n", "", 0))},
-		{"no commands", `{"commands": []}`, answer(0)},
-	}
 	ws := realDir(t)
 	tool, err := openai_shell.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	for _, c := range cases {
+	all := cases
+	for _, l := range listed {
+		all = append(all, struct{ name, params, want string }{l.name, l.params, l.want})
+	}
+	for _, c := range all {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
