@@ -14,6 +14,16 @@ import (
 // argv), a batch of commands each answered on its own (kind batch), the script a host wraps a command in
 // (wrap), and the persistent shell (persistent.go).
 
+// batchCall is a batch tool's call: its commands, the cases a command's run renders (results: batch.each,
+// nil for the call itself), and what bounds a command's output: outLimit (the output_limit, 0: none) and
+// share (its part of the runtime's bound, 0: the whole).
+type batchCall struct {
+	commands []string
+	results  *spec.Results
+	outLimit int
+	share    int
+}
+
 // arrayProblem is what is wrong with a value sent for an array (of strings) parameter, or "".
 func arrayProblem(v any) string {
 	list, ok := v.([]any)
@@ -53,9 +63,10 @@ func (c *call) readAPIParams() error {
 	if c.t.spec.Kind != spec.KindBatch {
 		return nil
 	}
+	c.bat = &batchCall{}
 	p := c.t.spec.Param(spec.RoleCommands)
-	c.commands = c.stringList(p.Name)
-	if b := c.t.spec.Batch; len(c.commands) > b.MaxCommands {
+	c.bat.commands = c.stringList(p.Name)
+	if b := c.t.spec.Batch; len(c.bat.commands) > b.MaxCommands {
 		return c.invalid(p.Name, fmt.Sprintf("must hold at most %d commands", b.MaxCommands))
 	}
 	if p := c.t.spec.Param(spec.RoleOutputLimit); p != nil {
@@ -64,12 +75,12 @@ func (c *call) readAPIParams() error {
 			if err != nil || v < 0 {
 				return c.invalid(p.Name, "must be a non-negative integer")
 			}
-			c.outLimit = int(min(v, spec.MaxSize))
+			c.bat.outLimit = int(min(v, spec.MaxSize))
 		}
 	}
-	if c.outLimit == 0 && c.t.spec.Batch.Limit != nil {
+	if c.bat.outLimit == 0 && c.t.spec.Batch.Limit != nil {
 		if p := c.t.spec.Param(spec.RoleOutputLimit); p == nil || !c.present[p.Name] {
-			c.outLimit = c.t.spec.Batch.Limit.Default
+			c.bat.outLimit = c.t.spec.Batch.Limit.Default
 		}
 	}
 	return nil
@@ -86,8 +97,8 @@ func (c *call) empty(name string) bool {
 
 // resultCases are the cases the call renders: a batch command's each, or the tool's results.
 func (c *call) resultCases() *spec.Results {
-	if c.results != nil {
-		return c.results
+	if c.bat != nil && c.bat.results != nil {
+		return c.bat.results
 	}
 	return &c.t.spec.Results
 }
@@ -121,9 +132,9 @@ func (c *call) limitStreams(st *streams) {
 	if c.t.spec.Kind != spec.KindBatch || st.out.Truncate != nil {
 		return
 	}
-	unit, head := textcap.Bytes, c.share
-	if c.outLimit > 0 {
-		head = c.outLimit
+	unit, head := textcap.Bytes, c.bat.share
+	if c.bat.outLimit > 0 {
+		head = c.bat.outLimit
 		if c.t.spec.Batch.Limit.Unit == spec.Chars {
 			unit = textcap.Chars
 		}
@@ -146,11 +157,11 @@ func (c *call) limitStreams(st *streams) {
 // cutShared applies a batch command's output limit to its texts: stdout keeps its head up to the limit,
 // stderr its head up to what stdout left (a combined or sequential text keeps its head).
 func (c *call) cutShared(s snapshots) {
-	if c.t.spec.Kind != spec.KindBatch || c.outLimit <= 0 {
+	if c.t.spec.Kind != spec.KindBatch || c.bat.outLimit <= 0 {
 		return
 	}
 	chars := c.t.spec.Batch.Limit.Unit == spec.Chars
-	left := c.outLimit
+	left := c.bat.outLimit
 	take := func(text *string, truncated *bool, sn *textcap.Snapshot) {
 		if sn == nil {
 			return
@@ -202,17 +213,19 @@ func units(s string, chars bool) int {
 // with the answers (.Answers).
 func (c *call) batch() (json.RawMessage, error) {
 	b := c.t.spec.Batch
-	if len(c.commands) > 0 {
-		c.share = max(64<<10, safetyCap/len(c.commands))
+	if len(c.bat.commands) > 0 {
+		c.bat.share = max(64<<10, safetyCap/len(c.bat.commands))
 	}
 	base := c.data
-	answers := make([]string, 0, len(c.commands))
-	for _, cmd := range c.commands {
+	answers := make([]string, 0, len(c.bat.commands))
+	for _, cmd := range c.bat.commands {
 		if err := c.ctx.Err(); err != nil {
 			return nil, err
 		}
 		sub := *c
-		sub.results = &b.Each
+		bc := *c.bat
+		bc.results = &b.Each
+		sub.bat = &bc
 		sub.data = base
 		sub.data.Command = cmd
 		sub.snaps, sub.window, sub.sawExit, sub.outcome = snapshots{}, nil, nil, ""
@@ -239,7 +252,7 @@ func (c *call) batch() (json.RawMessage, error) {
 // batchPolicy runs a policy check on each command of a batch, before any runs: the first command it
 // refuses ends the call (.Command is that command).
 func (c *call) batchPolicy(ch *spec.Check) error {
-	for _, cmd := range c.commands {
+	for _, cmd := range c.bat.commands {
 		c.data.Command = cmd
 		if err := c.policyCheck(ch); err != nil {
 			return err

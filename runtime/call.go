@@ -62,14 +62,10 @@ type call struct {
 	sawExit         *int
 	asked, approved bool
 
-	// The model APIs' shapes (apitools.go): results replaces the tool's results (a batch command's
-	// answer), direct runs argv without the shell (role argv), commands are a batch's, and outLimit (0: none)
-	// and share (0: the runtime's bound) bound a batch command's output.
-	results  *spec.Results
-	direct   bool
-	commands []string
-	outLimit int
-	share    int
+	// The model APIs' shapes (apitools.go): direct runs argv without the shell (role argv); bat is a batch
+	// tool's call (nil for the other kinds).
+	direct bool
+	bat    *batchCall
 }
 
 // deferredFail is an on_type failure raised when the command would start.
