@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/internal/proctest"
+	"github.com/agentbash/agentbash/runtime"
 )
 
 // persistentSpec is a persistent shell with an exit status after its sentinel, a restart, and a short
@@ -323,5 +324,19 @@ func TestNonPositiveNone(t *testing.T) {
 	}
 	if got, err := callText(t, eng, `{"command":"sleep 30","timeout":0.2}`); err != nil || !strings.HasPrefix(got, "timeout|") {
 		t.Fatalf("a positive timeout: %q %v", got, err)
+	}
+}
+
+// WithShell replaces a persistent tool's shell, and goes before the program of an argv call: a host that
+// stubs the shell runs nothing of the model's.
+func TestWithShellAPIShapes(t *testing.T) {
+	eng, _ := newEngine(t, argvSpec, runtime.WithShell("/bin/echo", "stub:"))
+	got, err := eng.Call(bounded(t), "exec", json.RawMessage(`{"command":["printf","x"]}`))
+	if err != nil || string(got) != strconv.Quote("0:stub: printf x\n") {
+		t.Fatalf("argv: %s %v", got, err)
+	}
+	eng, _ = newEngine(t, persistentSpec, runtime.WithShell("/bin/true"))
+	if got, err := callText(t, eng, `{"command":"echo hi"}`); err != nil || got != "exited 0" {
+		t.Fatalf("persistent: %q %v", got, err)
 	}
 }

@@ -53,6 +53,7 @@ type config struct {
 	env       []string
 	envSet    bool
 	argv      []string
+	shellSet  bool // WithShell: argv also replaces a persistent shell and goes before a program's argv
 	terminal  io.Writer
 	policy    []policy.Option
 	sandbox   *sandbox.Config // WithSandbox; nil: the spec's sandbox block, if any
@@ -86,9 +87,10 @@ func WithEnv(env []string) Option {
 	return func(c *config) { c.env, c.envSet = append([]string(nil), env...), true }
 }
 
-// WithShell overrides the spec's shell argv (the command is appended).
+// WithShell overrides the spec's shell argv (the command is appended). It also replaces a persistent
+// tool's shell, and goes before the program and arguments of a parameter with role argv.
 func WithShell(argv ...string) Option {
-	return func(c *config) { c.argv = append([]string(nil), argv...) }
+	return func(c *config) { c.argv, c.shellSet = append([]string(nil), argv...), true }
 }
 
 // WithTerminal is where output goes when a call asks not to capture it (default: discarded).

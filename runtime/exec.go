@@ -122,6 +122,9 @@ func (c *call) exec() (json.RawMessage, error) {
 	var writable []string
 	if c.direct {
 		argv = append([]string(nil), c.argv...) // role argv: the program itself, no shell
+		if c.e.cfg.shellSet {
+			argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
+		}
 	} else if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
 	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {

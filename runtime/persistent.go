@@ -247,9 +247,13 @@ func (c *call) startShell(s *pshell) (*prun, error) {
 		closeFiles(outR, outW)
 		return nil, err
 	}
-	c.data.Shell = pt.Argv[0]
+	argv := pt.Argv
+	if c.e.cfg.shellSet {
+		argv = c.e.cfg.argv // WithShell
+	}
+	c.data.Shell = argv[0]
 	grace := c.e.v.Shell.GraceDuration()
-	p, err := proc.Start(proc.Spec{Argv: pt.Argv, Dir: c.cwd, Env: c.env(), Stdout: outW, Stderr: errW,
+	p, err := proc.Start(proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: outW, Stderr: errW,
 		OpenStdin: true, Grace: grace, Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox})
 	closeFiles(outW, errW) // the shell holds its own
 	if err != nil {
