@@ -70,7 +70,7 @@ func requireConfined(t *testing.T, v *spec.Variant, tg Target, c sandbox.Config)
 	defer conn.Close()
 	tool := &v.Tools[0]
 	for i := range v.Tools {
-		if v.Tools[i].Param(spec.RoleCommand) != nil {
+		if v.Tools[i].Param(spec.RoleCommand) != nil || v.Tools[i].Param(spec.RoleCommands) != nil || v.Tools[i].Param(spec.RoleArgv) != nil {
 			tool = &v.Tools[i]
 			break
 		}
@@ -87,7 +87,15 @@ func requireConfined(t *testing.T, v *spec.Variant, tg Target, c sandbox.Config)
 	if set == nil {
 		t.Fatalf("%s has no case %q", v.ID, tool.Name+"/stdout only")
 	}
-	set[tool.Param(spec.RoleCommand).Name], _ = json.Marshal("echo x | tee " + outside + "/f " + ws + "/f")
+	write := "echo x | tee " + outside + "/f " + ws + "/f"
+	switch {
+	case tool.Param(spec.RoleCommand) != nil:
+		set[tool.Param(spec.RoleCommand).Name], _ = json.Marshal(write)
+	case tool.Param(spec.RoleCommands) != nil:
+		set[tool.Param(spec.RoleCommands).Name], _ = json.Marshal([]string{write})
+	default:
+		set[tool.Param(spec.RoleArgv).Name], _ = json.Marshal([]string{"/bin/sh", "-c", write})
+	}
 	params, err := json.Marshal(set)
 	if err != nil {
 		t.Fatal(err)

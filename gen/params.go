@@ -54,6 +54,8 @@ func paramType(p *spec.Param) *jen.Statement {
 		base = jen.Bool()
 	case spec.TypeObject:
 		return jen.Map(jen.String()).String()
+	case spec.TypeArray:
+		return jen.Index().String()
 	default:
 		base = jen.String()
 	}

@@ -183,6 +183,10 @@ func countLines(s string) int64 {
 // budgeted makes the streams a combined capture sized for a budget of n, with its lines counted.
 func (s *streams) budgeted(b *spec.Budget, n int) {
 	u, h, t := budgetCapacity(b, n)
+	if s.seq != nil {
+		s.budgetedSequential(u, h, t)
+		return
+	}
 	s.window = newWindow(u, h, t)
 	s.combined, s.stdout, s.stderr, s.output = true, nil, nil, s.window.capture
 }

@@ -64,6 +64,10 @@ type call struct {
 
 	// spill is the writer of a run whose output may spill (spill.go).
 	spill *spillFile
+	// The model APIs' shapes (apitools.go): direct runs argv without the shell (role argv); bat is a batch
+	// tool's call (nil for the other kinds).
+	direct bool
+	bat    *batchCall
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -99,6 +103,12 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 	if err := c.parseParams(raw); err != nil {
 		return nil, err
 	}
+	if err := c.readAPIParams(); err != nil {
+		return nil, err
+	}
+	if c.restarts() {
+		return c.restartPersistent() // before any check, as a restart reads nothing else
+	}
 	for i := range c.t.spec.Checks {
 		if err := c.check(&c.t.spec.Checks[i]); err != nil {
 			return nil, err
@@ -124,6 +134,10 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 		return c.poll()
 	case spec.KindKill:
 		return c.kill()
+	case spec.KindPersistent:
+		return c.persistent()
+	case spec.KindBatch:
+		return c.batch()
 	}
 	return c.exec()
 }
@@ -379,6 +393,8 @@ func typeProblem(typ spec.Type, v any) string {
 		if _, ok := v.(bool); !ok {
 			return "must be a boolean"
 		}
+	case spec.TypeArray:
+		return arrayProblem(v)
 	case spec.TypeObject:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -408,7 +424,7 @@ func (c *call) check(ch *spec.Check) error {
 			return c.fail(ch.Fail)
 		}
 	case ch.NotEmpty != "":
-		if c.str(ch.NotEmpty) == "" {
+		if c.empty(ch.NotEmpty) {
 			return c.fail(ch.Fail)
 		}
 	case ch.NotBlank != "":
@@ -421,27 +437,34 @@ func (c *call) check(ch *spec.Check) error {
 		return c.applyWorkdir()
 	case ch.Workspace:
 		return c.applyWorkspace()
+	case ch.Policy != "" && c.t.spec.Kind == spec.KindBatch:
+		return c.batchPolicy(ch)
 	case ch.Policy != "":
-		if re := c.policyTypeError(); re != nil {
-			return c.raiseRuntime(re)
-		}
-		chk, ok := c.e.policies[ch.Policy]
-		if !ok {
-			return fmt.Errorf("agentbash: policy %q is not compiled", ch.Policy)
-		}
-		verdict := chk.Check(c.data.Command)
-		if verdict.Allowed {
-			return nil
-		}
-		if verdict.Decision == spec.DecisionAsk && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
-			return nil
-		}
-		// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
-		// it is raised or rendered as a result case.
-		c.data.Message = verdict.Message
-		return c.fail(verdict.Fail)
+		return c.policyCheck(ch)
 	}
 	return nil
+}
+
+// policyCheck runs a policy check on the command.
+func (c *call) policyCheck(ch *spec.Check) error {
+	if re := c.policyTypeError(); re != nil {
+		return c.raiseRuntime(re)
+	}
+	chk, ok := c.e.policies[ch.Policy]
+	if !ok {
+		return fmt.Errorf("agentbash: policy %q is not compiled", ch.Policy)
+	}
+	verdict := chk.Check(c.data.Command)
+	if verdict.Allowed {
+		return nil
+	}
+	if verdict.Decision == spec.DecisionAsk && c.approve(verdict.Policy, verdict.Rule, verdict.Message) {
+		return nil
+	}
+	// The policy renders the verdict message; the policy's Failure sees it as .Message and says whether
+	// it is raised or rendered as a result case.
+	c.data.Message = verdict.Message
+	return c.fail(verdict.Fail)
 }
 
 // applyTimeout interprets the timeout parameter once, at its place in the checks or before running.
@@ -505,7 +528,7 @@ func (c *call) applyTimeout() error {
 	}
 	c.expireNow = r.Expire
 	c.data.TimeoutValue = r.Value
-	c.hasTimeout = true
+	c.hasTimeout = !r.None
 	if r.Value > 0 {
 		// Longer than any run can last is no timeout at all.
 		c.timeout, c.hasTimeout = r.Duration, !r.Unbounded

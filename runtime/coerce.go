@@ -122,6 +122,10 @@ func pydanticLax(typ spec.Type, v any) (any, string) {
 		if _, ok := v.(map[string]any); !ok {
 			return nil, "Input should be an object"
 		}
+	case spec.TypeArray:
+		if _, ok := v.([]any); !ok {
+			return nil, "Input should be a valid list"
+		}
 	}
 	if _, unknown := v.(struct{}); unknown {
 		return nil, "Input should be a valid " + string(typ)

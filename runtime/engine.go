@@ -54,6 +54,7 @@ type config struct {
 	env       []string
 	envSet    bool
 	argv      []string
+	shellSet  bool // WithShell: argv also replaces a persistent shell and goes before a program's argv
 	terminal  io.Writer
 	policy    []policy.Option
 	sandbox   *sandbox.Config // WithSandbox; nil: the spec's sandbox block, if any
@@ -88,9 +89,10 @@ func WithEnv(env []string) Option {
 	return func(c *config) { c.env, c.envSet = append([]string(nil), env...), true }
 }
 
-// WithShell overrides the spec's shell argv (the command is appended).
+// WithShell overrides the spec's shell argv (the command is appended). It also replaces a persistent
+// tool's shell, and goes before the program and arguments of a parameter with role argv.
 func WithShell(argv ...string) Option {
-	return func(c *config) { c.argv = append([]string(nil), argv...) }
+	return func(c *config) { c.argv, c.shellSet = append([]string(nil), argv...), true }
 }
 
 // WithTerminal is where output goes when a call asks not to capture it (default: discarded).
@@ -126,6 +128,8 @@ type Engine struct {
 	resolved sync.Map
 	// carry holds the shell state that carries across calls (spec Tool.Carry).
 	carry carrier
+	// persist holds the persistent shells (persistent.go).
+	persist persistents
 
 	mu     sync.Mutex
 	closed bool
@@ -329,6 +333,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.bg.Close()
 	e.sess.Close()
+	e.persist.close()
 	e.carry.close()
 	e.closeSpills()
 	e.closeExecutor()

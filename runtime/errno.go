@@ -39,11 +39,15 @@ func (c *call) spawnError(err error) (json.RawMessage, error) {
 	// it failed, none when the failure is the host's own (no descriptor left for a pipe).
 	c.data.SpawnPath = ""
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	isPath := errors.As(err, &pe)
+	if isPath {
 		c.data.SpawnPath = c.data.Shell
 		if pe.Op == "chdir" {
 			c.data.SpawnPath = c.data.Cwd
 		}
+	}
+	if c.direct && c.data.ErrnoName != "" && (!isPath || pe.Op != "chdir") {
+		c.data.SpawnPath = c.argv[0] // role argv: the program run without a shell
 	}
 	c.data.Message = err.Error()
 	// A command the sandbox could not confine did not run: its message is the sandbox's own (the spec's

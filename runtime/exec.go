@@ -27,6 +27,8 @@ type streams struct {
 	rope bool
 	// window counts the combined output's lines for a budget (output.budget), and holds its capture.
 	window *window
+	// seq reads stdout and stderr, captured apart, as one text (capture: sequential; sequential.go).
+	seq *seqCapture
 }
 
 func newStreams(t *tool) *streams {
@@ -53,6 +55,9 @@ func newStreams(t *tool) *streams {
 		s.output = textcap.New(cfg)
 	} else {
 		s.stdout, s.stderr = textcap.New(cfg), textcap.New(cfg)
+	}
+	if o.Capture == spec.CaptureSequential {
+		s.seq = newSeqCapture(s.stdout, s.stderr, cfg.Head, cfg.Tail)
 	}
 	return s
 }
@@ -117,6 +122,9 @@ func decodeMode(d spec.Decode) textcap.Decode {
 }
 
 func (s *streams) writers() (stdout, stderr io.Writer) {
+	if s.seq != nil {
+		return s.seq.out, s.seq.err
+	}
 	if s.window != nil {
 		return s.window, s.window
 	}
@@ -137,12 +145,16 @@ func (s *streams) close() {
 // exec runs the command: in the foreground until exit or timeout, or into the background registry.
 func (c *call) exec() (json.RawMessage, error) {
 	t := c.t
-	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
+	script, err := c.script()
+	if err != nil {
+		return nil, err
+	}
+	argv := append(append([]string(nil), c.e.cfg.argv...), script)
 	carryPrefix := ""
 	var writable []string
 	var wrap *wrapped
-	if w := c.e.v.Shell.Wrap; w != nil && c.argv == nil && !c.e.v.Shell.Embedded {
-		text, wr, err := c.wrapCommand(w, c.data.Command)
+	if w := c.e.v.Shell.Wrap; w != nil && c.argv == nil && !c.direct && !c.e.v.Shell.Embedded {
+		text, wr, err := c.wrapCommand(w, script)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +165,12 @@ func (c *call) exec() (json.RawMessage, error) {
 			writable = append(writable, wr.pidsFile)
 		}
 	}
-	if c.argv != nil {
+	if c.direct {
+		argv = append([]string(nil), c.argv...) // role argv: the program itself, no shell
+		if c.e.cfg.shellSet {
+			argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
+		}
+	} else if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
 	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {
 		prefix, err := c.e.carry.prefix()
@@ -176,6 +193,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	background := c.wantsBackground()
 	env := c.env()
 	st := newStreams(t)
+	c.limitStreams(st)
 	if b := t.spec.Output.Budget; b != nil && !background {
 		n, err := c.budgetValue()
 		if err != nil {
@@ -218,8 +236,8 @@ func (c *call) exec() (json.RawMessage, error) {
 	}
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined,
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox, Writable: writable}
-	if c.e.v.Shell.Embedded {
-		ps.Argv, ps.Embedded = nil, c.data.Command
+	if c.e.v.Shell.Embedded && !c.direct {
+		ps.Argv, ps.Embedded = nil, script
 	}
 	if err := c.ctx.Err(); err != nil {
 		return nil, err // the host gave up before anything started: start nothing (a background shell included)
@@ -230,7 +248,6 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 	}
 	var p *proc.Process
-	var err error
 	if c.cwdEmpty {
 		err = &fs.PathError{Op: "chdir", Path: "", Err: syscall.ENOENT}
 	} else {
@@ -367,7 +384,7 @@ func (c *call) expiresBeforeSpawnError(err error) bool {
 		return false
 	}
 	c.setErrno(err)
-	_, own := c.t.spec.Results.Cases[spec.SpawnErrorOf(c.data.ErrnoName)]
+	_, own := c.resultCases().Cases[spec.SpawnErrorOf(c.data.ErrnoName)]
 	return !own
 }
 
@@ -449,6 +466,9 @@ func (s *streams) snapshots() snapshots {
 		return &s
 	}
 	out.stdout, out.stderr, out.output = snap(s.stdout), snap(s.stderr), snap(s.output)
+	if s.seq != nil {
+		out.output = s.seq.snapshot(out.stdout, out.stderr, s.window)
+	}
 	return out
 }
 
@@ -470,12 +490,13 @@ func (c *call) decodeFailure(s snapshots) error {
 
 // fillStreams sets the stream texts, truncated per stream as the spec says.
 func (c *call) fillStreams(s snapshots) {
-	c.data.Stdout, c.data.StdoutTruncated, c.data.StdoutBytes = c.streamText(s.stdout)
-	c.data.Stderr, c.data.StderrTruncated, c.data.StderrBytes = c.streamText(s.stderr)
-	c.data.Output, c.data.OutputTruncated, c.data.OutputBytes = c.streamText(s.output)
+	c.data.Stdout, c.data.StdoutTruncated, c.data.StdoutBytes = c.streamText(s.stdout, "stdout")
+	c.data.Stderr, c.data.StderrTruncated, c.data.StderrBytes = c.streamText(s.stderr, "stderr")
+	c.data.Output, c.data.OutputTruncated, c.data.OutputBytes = c.streamText(s.output, "output")
 	if b := c.t.spec.Output.Budget; b != nil && s.output != nil && c.window != nil {
 		c.data.Output, c.data.OutputTruncated = c.budgetText(b, c.budget, *s.output, c.window.lines(s.output.Bytes))
 	}
+	c.cutShared(s)
 	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated || c.data.OutputTruncated
 	for _, sn := range []*textcap.Snapshot{s.stdout, s.stderr, s.output} {
 		c.data.Binary = c.data.Binary || sn != nil && sn.Binary
@@ -483,7 +504,7 @@ func (c *call) fillStreams(s snapshots) {
 	c.snaps = s
 }
 
-func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
+func (c *call) streamText(sn *textcap.Snapshot, stream string) (string, bool, int64) {
 	if sn == nil {
 		return "", false, 0
 	}
@@ -498,7 +519,9 @@ func (c *call) streamText(sn *textcap.Snapshot) (string, bool, int64) {
 	switch {
 	case o.Truncate != nil:
 		var err error
-		text, truncated, err = c.cut(c.limit(o.Truncate), sn.Truncate, sanitize, c.data.Running)
+		l := c.limit(o.Truncate)
+		l.Marker = c.streamMarker(o.Truncate.Marker, stream)
+		text, truncated, err = c.cut(l, sn.Truncate, sanitize, c.data.Running)
 		if err != nil {
 			text = sanitize(sn.Head)
 		}

@@ -59,14 +59,17 @@ func (c *call) startErrors() error {
 		}
 		later = append(later, d)
 	}
-	if re := c.commandTypeError(); re != nil {
-		return c.raiseRuntime(re)
-	}
-	if re, spawnErr := c.passOnError(); re != nil {
-		return c.raiseRuntime(re)
-	} else if spawnErr != nil {
-		res, err := c.spawnError(spawnErr)
-		return &failed{res: res, err: err}
+	// A persistent shell's command is typed into the shell, not passed to a spawn.
+	if c.t.spec.Kind != spec.KindPersistent {
+		if re := c.commandTypeError(); re != nil {
+			return c.raiseRuntime(re)
+		}
+		if re, spawnErr := c.passOnError(); re != nil {
+			return c.raiseRuntime(re)
+		} else if spawnErr != nil {
+			res, err := c.spawnError(spawnErr)
+			return &failed{res: res, err: err}
+		}
 	}
 	if len(later) > 0 {
 		d := later[0]

@@ -16,7 +16,7 @@ import (
 func (e *Engine) Held() (shells, sessions []string, running int) {
 	shells, n := e.bg.Held()
 	sessions, m := e.sess.Held()
-	return shells, sessions, n + m
+	return shells, sessions, n + m + e.persist.running()
 }
 
 // describeAll describes the entries of a registry, oldest first.

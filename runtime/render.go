@@ -17,7 +17,7 @@ import (
 // render shapes the call's data with the result case of an outcome (spec.Results.Case's fallbacks apply).
 func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
 	c.rendered(name)
-	sh, _, ok := c.t.spec.Results.Case(name)
+	sh, _, ok := c.resultCases().Case(name)
 	if !ok {
 		return nil, fmt.Errorf("agentbash: tool %s has no result case %q", c.t.spec.Name, name)
 	}

@@ -118,6 +118,9 @@ type ResolvedTimeout struct {
 	// Expire says that the timeout is over before the command runs: a value <= 0 with non_positive:
 	// expire.
 	Expire bool
+	// None says that the command has no timeout: a value <= 0 with non_positive: none (or with
+	// non_positive: default and a default of 0).
+	None bool
 	// Duration is Value as a time.Duration when Value > 0; Unbounded says it is longer than any run can
 	// last, which is no timeout at all.
 	Duration  time.Duration
@@ -148,9 +151,13 @@ func (tm *Timeout) Resolve(value float64) ResolvedTimeout {
 		value = o.Use // the host's timer runs a delay it cannot hold as this
 	}
 	if value <= 0 {
-		if tm.NonPositive == NonPositiveDefault {
+		switch tm.NonPositive {
+		case NonPositiveDefault:
 			value = tm.Default
-		} else {
+			r.None = value <= 0
+		case NonPositiveNone:
+			value, r.None = 0, true
+		default:
 			r.Expire = true
 		}
 	}

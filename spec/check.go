@@ -41,6 +41,7 @@ var sample = Data{
 	Spilled: true, SpillCapped: true, SpillPath: "/tmp/s/1.txt", SpillError: "e", SpillSize: 40000, SpillLines: 2,
 	SpillElided: 38000, TempDir: "/tmp/s", EngineID: "00000000-0000-4000-8000-000000000000", CallID: "0123456789abcdef",
 	CallSeq: 1,
+	Answers: []string{`{"stdout":"o"}`}, Stream: "stdout",
 }
 
 // errnoName is a C errno name (ENOENT, E2BIG), compiled on first use: a program that starts from compiled
@@ -270,8 +271,8 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 
 	switch kind {
 	case KindExec:
-		if _, ok := roles[RoleCommand]; !ok {
-			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command")
+		if _, ok := roles[RoleCommand]; !ok && roles[RoleArgv] == "" {
+			c.errf(ptr+"/params", "an exec tool needs a parameter with role: command (or argv)")
 		}
 	case KindPoll, KindKill:
 		if _, ok := roles[RoleShellID]; !ok {
@@ -283,6 +284,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 	}
 	c.sessionTool(ptr, t, kind, roles)
 	c.hostFeatures(ptr, t, kind, roles)
+	c.apiTool(ptr, t, kind, roles, params)
 	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
 		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}
@@ -402,7 +404,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 
-	if kind == KindExec || kind.Waits() {
+	if kind == KindExec || kind.Waits() || kind == KindPersistent {
 		_, ex := cases[OutcomeExit]
 		_, ok := cases[OutcomeSuccess]
 		_, bad := cases[OutcomeFailure]

@@ -168,6 +168,7 @@ func (t *Tool) fillDefaults() {
 			t.Results.Cases[OutcomeSpawnError] = Shape{Raise: &f}
 		}
 	}
+	t.fillAPIDefaults()
 }
 
 func (tr *Truncate) fillDefaults() {

@@ -102,6 +102,9 @@ func writeProperty(b *bytes.Buffer, p *Param) {
 	if p.Type == TypeObject {
 		b.WriteString(`,"additionalProperties":{"type":"string"}`)
 	}
+	if p.Type == TypeArray {
+		b.WriteString(`,"items":{"type":"string"}`)
+	}
 	if p.Description != "" {
 		b.WriteString(`,"description":`)
 		writeString(b, p.Description)

@@ -60,7 +60,7 @@ const (
 	TypeNumber  Type = "number"
 	TypeBoolean Type = "boolean"
 	TypeObject  Type = "object"
-	TypeArray   Type = "array" // result fields only
+	TypeArray   Type = "array" // result fields, and parameters (of strings) with role argv or commands
 	TypeJSON    Type = "json"  // result fields only: a template that renders JSON
 )
 
@@ -226,6 +226,7 @@ type NonPositive string
 const (
 	NonPositiveExpire  NonPositive = "expire"  // it expires at once (the default)
 	NonPositiveDefault NonPositive = "default" // the default timeout
+	NonPositiveNone    NonPositive = "none"    // no timeout at all (a host's `timeout or None`)
 )
 
 // Invalid says what a timeout that is not a number means (with a lenient parameter).

@@ -119,6 +119,9 @@ func (v *Variant) Failures() []Site {
 			}
 			add(t, when, tp+"/results/cases/"+escapePointer(string(o))+"/raise", sh.Raise)
 		}
+		for _, s := range t.batchSites(tp) {
+			add(t, s.When, s.Pointer, s.Failure)
+		}
 	}
 	if f := v.UnknownTool; f != nil {
 		out = append(out, Site{When: "a call names a tool the variant does not have", Pointer: "/unknown_tool", Failure: f})

@@ -128,6 +128,14 @@ type Data struct {
 	// CallID 16 characters of [0-9a-z] drawn for the call, CallSeq the call's number in its engine (from 1).
 	TempDir, EngineID, CallID string
 	CallSeq                   int64
+	// The data of the model APIs' tool shapes (spec/apitools.go).
+
+	// Answers are a batch's answers, one per command run, in order: each the JSON text (a json each) or the
+	// text (a text each) its outcome's case rendered, for the batch's ok case
+	// ("[{{range $i, $a := .Answers}}{{if $i}},{{end}}{{$a}}{{end}}]").
+	Answers []string
+	// Stream names the stream a truncation marker cuts (stdout, stderr, or output for a combined one).
+	Stream string
 }
 
 // SessionInfo describes one session in a listing.
@@ -261,6 +269,21 @@ func funcsFor(st *execState, builtins bool) template.FuncMap {
 		"humansize": func(v any) (string, error) { return HumanSize(int64(toFloat(v))), st.step(1) },
 		// humanduration writes milliseconds as Claude Code's formatDuration does: "1s", "2m 0s", "1h 0m 5s".
 		"humanduration": func(v any) (string, error) { return HumanDuration(toFloat(v)), st.step(1) },
+		// mul multiplies numbers: an integer when the product is integral, else a float (a wall time in
+		// milliseconds: int (mul .WallTime 1000)).
+		"mul": func(vs ...any) (any, error) {
+			prod := 1.0
+			for _, v := range vs {
+				prod *= toFloat(v)
+			}
+			if err := st.step(1 + len(vs)); err != nil {
+				return nil, err
+			}
+			if prod == math.Trunc(prod) && math.Abs(prod) < 1<<53 {
+				return int64(prod), nil
+			}
+			return prod, nil
+		},
 		// round rounds a number to a number of decimal places, halves away from zero (Rust's f32::round of
 		// x*10^n, divided back).
 		"round": func(v any, places int) (float64, error) {

@@ -163,7 +163,9 @@ type Tool struct {
 	// Kind is what the tool does: exec runs a command; poll reads a background shell; kill ends one; the
 	// session family starts a session (session_start), writes to it (session_write), reads it
 	// (session_read), kills it (session_kill) or lists them (session_list).
-	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill,enum=session_start,enum=session_write,enum=session_read,enum=session_kill,enum=session_list"`
+	// persistent types each call into one shell the engine keeps (Persistent); batch runs a list of commands
+	// (Batch).
+	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill,enum=session_start,enum=session_write,enum=session_read,enum=session_kill,enum=session_list,enum=persistent,enum=batch"`
 	// Params are the model-facing parameters, in the source's order.
 	Params []Param `yaml:"params" json:"params"`
 	// InvalidParam is how a parameter of the wrong type or a missing required one is reported; data:
@@ -215,6 +217,20 @@ type Tool struct {
 	// parameter with role yield sets it per call (in Wait.Unit, clamped to its range; a negative value is 0).
 	Wait *Yield `yaml:"wait,omitempty" json:"wait,omitempty"`
 
+	// The shapes of the model APIs' own shell tools (docs/spec.md, "Persistent shells", "Command lists" and
+	// "Tools the model API defines"; spec/apitools.go).
+
+	// Persistent configures a tool of kind persistent: one shell per engine that each call types into.
+	Persistent *Persistent `yaml:"persistent,omitempty" json:"persistent,omitempty"`
+	// Batch configures a tool of kind batch: a call carries a list of commands, each with its own answer.
+	Batch *Batch `yaml:"batch,omitempty" json:"batch,omitempty"`
+	// Wrap is the script the shell runs for a command, a template (data: .Command, .Cwd): the command
+	// inside a host's own words (`cd "{{.Cwd}}" && {{.Command}}`). Policies see the command as sent.
+	Wrap string `yaml:"wrap,omitempty" json:"wrap,omitempty"`
+	// API is how the model APIs that define this tool themselves name it in a request, instead of a JSON
+	// Schema (`{"type": "bash_20250124", "name": "bash"}`).
+	API *APITool `yaml:"api,omitempty" json:"api,omitempty"`
+
 	outcomes []Outcome // result cases in file order (Complete)
 	gotool   *GoTool   // the Go model (Complete)
 }
@@ -222,8 +238,9 @@ type Tool struct {
 // Param is one model-facing parameter.
 type Param struct {
 	Name string `yaml:"name" json:"name"`
-	// Type is the JSON type the model sends: string, integer, number, boolean, or object (string values).
-	Type Type `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object"`
+	// Type is the JSON type the model sends: string, integer, number, boolean, object (string values), or
+	// array (of strings).
+	Type Type `yaml:"type" json:"type" jsonschema:"enum=string,enum=integer,enum=number,enum=boolean,enum=object,enum=array"`
 	// Required marks a parameter the model must send.
 	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
 	// Nullable accepts JSON null (Python's `X | None`).
@@ -236,8 +253,10 @@ type Param struct {
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in
 	// background), capture (capture output or not), shell_id, workspace, the session roles (session_id,
-	// stdin, yield, tty, budget), or none (recorded only, like a description).
-	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=none"`
+	// stdin, yield, tty, budget), the roles of the model APIs' tools (argv: a program and its arguments run
+	// without a shell; commands: a batch's list; restart: a persistent shell's restart; output_limit: a
+	// batch's limit), or none (recorded only, like a description).
+	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=argv,enum=commands,enum=restart,enum=output_limit,enum=none"`
 	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
 	// (codegensandbox reads a timeout that is not a number as the default).
 	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`
@@ -324,8 +343,9 @@ type Timeout struct {
 	OutOfRange OutOfRange `yaml:"out_of_range,omitempty" json:"out_of_range,omitempty" jsonschema:"enum=fail,enum=clamp"`
 	// RangeSkipsZero exempts 0 from the range rule (Python's `if timeout and ...`).
 	RangeSkipsZero bool `yaml:"range_skips_zero,omitempty" json:"range_skips_zero,omitempty"`
-	// NonPositive says what a value <= 0 means after the range rule: expire (at once) or default.
-	NonPositive NonPositive `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default"`
+	// NonPositive says what a value <= 0 means after the range rule: expire (at once), default, or none (no
+	// timeout).
+	NonPositive NonPositive `yaml:"non_positive,omitempty" json:"non_positive,omitempty" jsonschema:"enum=expire,enum=default,enum=none"`
 	// Expiry is what happens when the timeout passes: kill (the process group; the timeout outcome) or
 	// background (the process moves to the background registry; the background outcome).
 	Expiry Expiry `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
@@ -375,8 +395,9 @@ type Workdir struct {
 
 // Output says how a command's output is captured, decoded and truncated per stream.
 type Output struct {
-	// Capture is separate (stdout and stderr) or combined (one pipe for both, interleaved as written).
-	Capture Capture `yaml:"capture,omitempty" json:"capture,omitempty" jsonschema:"enum=separate,enum=combined"`
+	// Capture is separate (stdout and stderr), combined (one pipe for both, interleaved as written) or
+	// sequential (stdout, then stderr, as one text).
+	Capture Capture `yaml:"capture,omitempty" json:"capture,omitempty" jsonschema:"enum=separate,enum=combined,enum=sequential"`
 	// Decode is how bytes become text: strict (Python errors="strict"; failure is the decode_error
 	// outcome), replace (one U+FFFD per maximal invalid subpart, Python and WHATWG), ignore, or raw (bytes
 	// kept as they are; Sanitize decides at the end).

@@ -150,6 +150,10 @@ func argsFor(t *spec.Tool, command, shellID string) map[string]any {
 		switch string(p.Role) {
 		case "command":
 			args[p.Name] = command
+		case "commands":
+			args[p.Name] = []string{command}
+		case "argv":
+			args[p.Name] = []string{"/bin/sh", "-c", command}
 		case "shell_id":
 			args[p.Name] = shellID
 		case "session_id":
@@ -210,7 +214,7 @@ func TestServeMCPTransports(t *testing.T) {
 						t.Fatalf("%s: %v", tl.Name, err)
 					}
 					switch k := string(tl.Kind); {
-					case k == "" || k == "exec" || k == "session_start":
+					case k == "" || k == "exec" || k == "session_start" || k == "persistent" || k == "batch":
 						if res.IsError || !strings.Contains(text(res), "served") {
 							t.Errorf("%s: isError %t, %q", tl.Name, res.IsError, text(res))
 						}

@@ -255,6 +255,7 @@ func (b *builder) allowed(command string) bool {
 // run adds a case calling the tool with this command as written (and more parameters by role or name).
 func (b *builder) run(name, command string, more map[string]any, c Case) {
 	set := map[string]any{"command": command}
+	apiValues(set, command)
 	for k, v := range more {
 		set[k] = v
 	}
@@ -316,6 +317,11 @@ func Cases(v *spec.Variant) []Case {
 					}
 				}
 			}
+		}
+		if ti.apiShaped() {
+			b.apiBasics()
+			out = append(out, b.cases...)
+			continue
 		}
 		switch ti.t.Kind {
 		case spec.KindExec, "", spec.KindSessionStart:

@@ -72,6 +72,9 @@ func TestCases(t *testing.T) {
 		tool := v.Tools[0].Name
 		for _, want := range []string{"stdout only", "stderr only", "stdout and stderr", "non-zero exit", "empty output",
 			"unicode", "invalid UTF-8", "CRLF line endings", "lone CR", "empty command"} {
+			if v.Tools[0].Kind == spec.KindPersistent && (want == "non-zero exit" || want == "empty command") {
+				continue // they end the shell every case of a persistent tool shares (apitools.go)
+			}
 			if !seen[tool+"/"+want] {
 				t.Errorf("%s: no case %q", id, want)
 			}

@@ -85,6 +85,10 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 	var out, decls []any
 	for i := range v.Tools {
 		t := &v.Tools[i]
+		if form := APIForm(t, f); form != nil {
+			out = append(out, form)
+			continue
+		}
 		in := Input(t)
 		desc := v.ToolDescription(t)
 		switch f {
@@ -139,6 +143,22 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// APIForm is the form a model API that defines the tool itself names it by in format f (the tool's api
+// block: {"type": "bash_20250124", "name": "bash"} in Anthropic's, {"type": "shell"} in OpenAI Responses'),
+// or nil when the tool has none in that format: then its definition is its name, description and schema.
+func APIForm(t *spec.Tool, f Format) *spec.APIForm {
+	if t.API == nil {
+		return nil
+	}
+	switch f {
+	case Anthropic:
+		return t.API.Anthropic
+	case OpenAIResponses:
+		return t.API.OpenAIResponses
+	}
+	return nil
 }
 
 // documentOf is a tool's input schema as a standalone JSON Schema document: the $schema, title and

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentbash/agentbash/gen/toolschema"
+	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 )
 
@@ -29,11 +31,14 @@ func TestDefinitionsGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkShape(t, f, got, len(v.Tools))
+				checkShape(t, f, got, v.Tools)
 				// Each definition carries the spec's tool: name, description and the same input schema.
 				arr := declarations(t, f, got)
 				for i, d := range arr {
 					tl := &v.Tools[i]
+					if form := toolschema.APIForm(tl, f); form != nil {
+						continue // checked in checkShape
+					}
 					name, desc, schema := fields(f, d)
 					if name != tl.Name || desc != tl.Description {
 						t.Errorf("tool %d: name %q, description %q", i, name, desc)
@@ -92,11 +97,11 @@ func fields(f toolschema.Format, d map[string]json.RawMessage) (name, desc strin
 }
 
 // checkShape checks the keys each API documents for a tool definition, and nothing else.
-func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
+func checkShape(t *testing.T, f toolschema.Format, b []byte, tools []spec.Tool) {
 	t.Helper()
 	arr := declarations(t, f, b)
-	if len(arr) != n {
-		t.Fatalf("%d definitions, not %d:\n%s", len(arr), n, b)
+	if len(arr) != len(tools) {
+		t.Fatalf("%d definitions, not %d:\n%s", len(arr), len(tools), b)
 	}
 	keys := map[toolschema.Format][]string{
 		toolschema.OpenAI:          {"type", "function"},
@@ -106,7 +111,19 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 		toolschema.JSONSchema:      {"$schema", "title", "description", "type", "properties", "required"},
 		toolschema.Gemini:          {"name", "description", "parametersJsonSchema"},
 	}[f]
-	for _, d := range arr {
+	for i, d := range arr {
+		// A tool the API defines is named by the API's own form: its type, and its name when it has one.
+		if form := toolschema.APIForm(&tools[i], f); form != nil {
+			want := map[string]string{"type": form.Type}
+			if form.Name != "" {
+				want["name"] = form.Name
+			}
+			got := map[string]string{}
+			if err := json.Unmarshal(mustJSON(d), &got); err != nil || !maps.Equal(got, want) || form.Type == "" {
+				t.Errorf("%s: API form %v, want %v (%v)", f, got, want, err)
+			}
+			continue
+		}
 		for k := range d {
 			if !contains(keys, k) {
 				t.Errorf("%s: unexpected key %q", f, k)
@@ -165,6 +182,11 @@ func declarations(t *testing.T, f toolschema.Format, b []byte) []map[string]json
 		t.Fatalf("gemini: functionDeclarations: %v", err)
 	}
 	return decls
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func contains(list []string, s string) bool {

@@ -139,13 +139,14 @@ func Of(v *spec.Variant) Column {
 	c.Errors = errorKinds(v)
 	c.Redaction = redaction(v)
 	c.Result = result(t)
+	apiShapes(&c, t)
 	return c
 }
 
 // primary is the first tool that runs commands (the first tool if none does).
 func primary(v *spec.Variant) *spec.Tool {
 	for i := range v.Tools {
-		if k := v.Tools[i].Kind; k == spec.KindExec || k == spec.KindSessionStart {
+		if k := v.Tools[i].Kind; k == spec.KindExec || k == spec.KindSessionStart || k.IsAPIShape() {
 			return &v.Tools[i]
 		}
 	}
