@@ -4,29 +4,29 @@ package variants
 
 import (
 	"github.com/agentbash/agentbash/variants/agentrail"
-	"github.com/agentbash/agentbash/variants/anthropic_bash"
+	"github.com/agentbash/agentbash/variants/anthropic-bash"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/gemini-cli"
-	"github.com/agentbash/agentbash/variants/openai_local_shell"
-	"github.com/agentbash/agentbash/variants/openai_shell"
+	"github.com/agentbash/agentbash/variants/openai-local-shell"
+	"github.com/agentbash/agentbash/variants/openai-shell"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
-	"github.com/agentbash/agentbash/variants/vercel_bash_tool"
+	"github.com/agentbash/agentbash/variants/vercel-bash-tool"
 )
 
 // builtins holds each built-in variant, sorted by id: its generated package's Spec and New.
 var builtins = []builtin{
 	{"agentrail", agentrail.Spec, typed(agentrail.New)},
-	{"anthropic_bash", anthropic_bash.Spec, typed(anthropic_bash.New)},
+	{"anthropic-bash", anthropicbash.Spec, typed(anthropicbash.New)},
 	{"codegensandbox", codegensandbox.Spec, typed(codegensandbox.New)},
 	{"codex", codex.Spec, typed(codex.New)},
 	{"gemini-cli", geminicli.Spec, typed(geminicli.New)},
-	{"openai_local_shell", openai_local_shell.Spec, typed(openai_local_shell.New)},
-	{"openai_shell", openai_shell.Spec, typed(openai_shell.New)},
+	{"openai-local-shell", openailocalshell.Spec, typed(openailocalshell.New)},
+	{"openai-shell", openaishell.Spec, typed(openaishell.New)},
 	{"rye", rye.Spec, typed(rye.New)},
 	{"toolregistry", toolregistry.Spec, typed(toolregistry.New)},
 	{"tunacode", tunacode.Spec, typed(tunacode.New)},
-	{"vercel_bash_tool", vercel_bash_tool.Spec, typed(vercel_bash_tool.New)},
+	{"vercel-bash-tool", vercelbashtool.Spec, typed(vercelbashtool.New)},
 }

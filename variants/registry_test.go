@@ -13,17 +13,17 @@ import (
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
-	"github.com/agentbash/agentbash/variants/anthropic_bash"
+	"github.com/agentbash/agentbash/variants/anthropic-bash"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	geminicli "github.com/agentbash/agentbash/variants/gemini-cli"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
-	"github.com/agentbash/agentbash/variants/openai_local_shell"
-	"github.com/agentbash/agentbash/variants/openai_shell"
+	"github.com/agentbash/agentbash/variants/openai-local-shell"
+	"github.com/agentbash/agentbash/variants/openai-shell"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
-	"github.com/agentbash/agentbash/variants/vercel_bash_tool"
+	"github.com/agentbash/agentbash/variants/vercel-bash-tool"
 )
 
 // Every generated adapter is a variants.Tool.
@@ -35,10 +35,10 @@ var (
 	_ variants.Tool = (*codegensandbox.Tool)(nil)
 	_ variants.Tool = (*codex.Tool)(nil)
 	_ variants.Tool = (*geminicli.Tool)(nil)
-	_ variants.Tool = (*anthropic_bash.Tool)(nil)
-	_ variants.Tool = (*vercel_bash_tool.Tool)(nil)
-	_ variants.Tool = (*openai_shell.Tool)(nil)
-	_ variants.Tool = (*openai_local_shell.Tool)(nil)
+	_ variants.Tool = (*anthropicbash.Tool)(nil)
+	_ variants.Tool = (*vercelbashtool.Tool)(nil)
+	_ variants.Tool = (*openaishell.Tool)(nil)
+	_ variants.Tool = (*openailocalshell.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -63,8 +63,8 @@ var builtins = []struct {
 	open func(ws string) (variants.Tool, error)
 }{
 	{"agentrail", agentrail.Definitions, func(ws string) (variants.Tool, error) { return agentrail.New(runtime.WithWorkspace(ws)) }},
-	{"anthropic_bash", anthropic_bash.Definitions, func(ws string) (variants.Tool, error) {
-		return anthropic_bash.New(runtime.WithWorkspace(ws))
+	{"anthropic-bash", anthropicbash.Definitions, func(ws string) (variants.Tool, error) {
+		return anthropicbash.New(runtime.WithWorkspace(ws))
 	}},
 	{"codegensandbox", codegensandbox.Definitions, func(ws string) (variants.Tool, error) {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
@@ -73,19 +73,19 @@ var builtins = []struct {
 	{"gemini-cli", geminicli.Definitions, func(ws string) (variants.Tool, error) {
 		return geminicli.New(runtime.WithWorkspace(ws))
 	}},
-	{"openai_local_shell", openai_local_shell.Definitions, func(ws string) (variants.Tool, error) {
-		return openai_local_shell.New(runtime.WithWorkspace(ws))
+	{"openai-local-shell", openailocalshell.Definitions, func(ws string) (variants.Tool, error) {
+		return openailocalshell.New(runtime.WithWorkspace(ws))
 	}},
-	{"openai_shell", openai_shell.Definitions, func(ws string) (variants.Tool, error) {
-		return openai_shell.New(runtime.WithWorkspace(ws))
+	{"openai-shell", openaishell.Definitions, func(ws string) (variants.Tool, error) {
+		return openaishell.New(runtime.WithWorkspace(ws))
 	}},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))
 	}},
 	{"tunacode", tunacode.Definitions, func(ws string) (variants.Tool, error) { return tunacode.New(runtime.WithWorkspace(ws)) }},
-	{"vercel_bash_tool", vercel_bash_tool.Definitions, func(ws string) (variants.Tool, error) {
-		return vercel_bash_tool.New(runtime.WithWorkspace(ws))
+	{"vercel-bash-tool", vercelbashtool.Definitions, func(ws string) (variants.Tool, error) {
+		return vercelbashtool.New(runtime.WithWorkspace(ws))
 	}},
 }
 

@@ -1,5 +1,5 @@
 // Package openaiagents runs the OpenAI Agents SDK's own code for the Responses API's shell and local_shell
-// tools as an oracle for the variants' tests (variants/openai_shell, variants/openai_local_shell): the
+// tools as an oracle for the variants' tests (variants/openai-shell, variants/openai-local-shell): the
 // executors of the SDK's examples (examples/tools/shell.py, examples/tools/local_shell.py), and, for shell,
 // the SDK's functions that make an executor's ShellResult the shell_call_output item
 // (src/agents/run_internal/tool_execution.py: truncate_shell_outputs, serialize_shell_output,

@@ -1,4 +1,4 @@
-package anthropic_bash_test
+package anthropicbash_test
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 // this repository: AGENTBASH_ANTHROPIC_BASH_PY names its bash.py, as
 //
 //	git -C anthropic-quickstarts show 44c2b5c97d6d91a07033691f12b3b5c5ca464c35:computer-use-demo/computer_use_demo/tools/bash.py > /tmp/bash.py
-//	AGENTBASH_ANTHROPIC_BASH_PY=/tmp/bash.py go test -run TestReference ./variants/anthropic_bash/
+//	AGENTBASH_ANTHROPIC_BASH_PY=/tmp/bash.py go test -run TestReference ./variants/anthropic-bash/
 //
 // It needs python3 (3.11 or later, for asyncio.timeout) and nothing else.
 

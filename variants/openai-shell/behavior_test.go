@@ -1,6 +1,6 @@
-package openai_shell_test
+package openaishell_test
 
-// Behaviour of the openai_shell spec on the shared runtime. Every expected value is written from the
+// Behaviour of the openai-shell spec on the shared runtime. Every expected value is written from the
 // reference host's code (openai-agents-python examples/tools/shell.py, its ShellExecutor, and the SDK's
 // shell_call_output: truncate_shell_outputs, serialize_shell_output, normalize_shell_output_entries),
 // never captured from our own output.
@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
-	"github.com/agentbash/agentbash/variants/openai_shell"
+	"github.com/agentbash/agentbash/variants/openai-shell"
 )
 
 // out is one command's entry of shell_call_output.output.
@@ -74,7 +74,7 @@ var listed = []struct{ name, params, want, upstream string }{
 
 func TestBehavior(t *testing.T) {
 	ws := realDir(t)
-	tool, err := openai_shell.New(runtime.WithWorkspace(ws))
+	tool, err := openaishell.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestBehavior(t *testing.T) {
 
 // What the action's schema refuses is the tool's invalid parameter; the typed adapter sends the action.
 func TestParams(t *testing.T) {
-	tool, err := openai_shell.New(runtime.WithWorkspace(realDir(t)))
+	tool, err := openaishell.New(runtime.WithWorkspace(realDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestParams(t *testing.T) {
 		}
 	}
 	limit := 2
-	res, err := tool.Shell(t.Context(), openai_shell.ShellParams{Commands: []string{"echo one", "echo two"}, MaxOutputLength: &limit})
+	res, err := tool.Shell(t.Context(), openaishell.ShellParams{Commands: []string{"echo one", "echo two"}, MaxOutputLength: &limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestParams(t *testing.T) {
 
 // A timed-out command's whole process group is killed: nothing it started survives.
 func TestTimeoutNoSurvivor(t *testing.T) {
-	tool, err := openai_shell.New(runtime.WithWorkspace(realDir(t)))
+	tool, err := openaishell.New(runtime.WithWorkspace(realDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package vercel_bash_tool_test
+package vercelbashtool_test
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime"
-	"github.com/agentbash/agentbash/variants/vercel_bash_tool"
+	"github.com/agentbash/agentbash/variants/vercel-bash-tool"
 )
 
 // The npm package itself as an oracle: bash-tool 1.3.19 (and the AI SDK it needs), installed with npm into
@@ -117,7 +117,7 @@ func TestOracle(t *testing.T) {
 		t.Fatalf("%d lines for %d cases:\n%.2000s\n%s", len(lines), len(all), out, stderr.String())
 	}
 
-	tool, err := vercel_bash_tool.New(runtime.WithWorkspace(ws))
+	tool, err := vercelbashtool.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}

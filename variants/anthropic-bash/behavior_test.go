@@ -1,6 +1,6 @@
-package anthropic_bash_test
+package anthropicbash_test
 
-// Behaviour of the anthropic_bash spec on the shared runtime. Every expected value is written from the
+// Behaviour of the anthropic-bash spec on the shared runtime. Every expected value is written from the
 // reference implementation's code (anthropic-quickstarts computer-use-demo tools/bash.py and tools/base.py
 // at 44c2b5c), never captured from our own output; reference_test.go runs the same steps against that code.
 
@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
-	"github.com/agentbash/agentbash/variants/anthropic_bash"
+	"github.com/agentbash/agentbash/variants/anthropic-bash"
 )
 
 // step is one call of a conversation and what the reference answers: a ToolResult's fields that are not
@@ -111,7 +111,7 @@ var conversations = map[string][]step{
 // engineWith starts the variant with its persistent timeout set to d (0: the variant's own).
 func engineWith(t *testing.T, ws string, d time.Duration) *runtime.Engine {
 	t.Helper()
-	v, err := anthropic_bash.Spec()
+	v, err := anthropicbash.Spec()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestBehavior(t *testing.T) {
 // The variant as built in: its timeout is the reference's 120 s, and its text says so; the typed adapter
 // answers the ToolResult's fields and raises the reference's errors with their classes.
 func TestTypedAdapter(t *testing.T) {
-	tool, err := anthropic_bash.New(runtime.WithWorkspace(realDir(t)))
+	tool, err := anthropicbash.New(runtime.WithWorkspace(realDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,17 +190,17 @@ func TestTypedAdapter(t *testing.T) {
 	}
 	ctx := t.Context()
 	cmd := "echo typed; echo e >&2"
-	res, err := tool.Bash(ctx, anthropic_bash.BashParams{Command: &cmd})
+	res, err := tool.Bash(ctx, anthropicbash.BashParams{Command: &cmd})
 	if err != nil || res.Output == nil || *res.Output != "typed" || res.Error == nil || *res.Error != "e" || res.System != nil {
 		t.Fatalf("%+v %v", res, err)
 	}
 	yes := true
-	res, err = tool.Bash(ctx, anthropic_bash.BashParams{Restart: &yes})
+	res, err = tool.Bash(ctx, anthropicbash.BashParams{Restart: &yes})
 	if err != nil || res.System == nil || *res.System != "tool has been restarted." {
 		t.Fatalf("%+v %v", res, err)
 	}
-	_, err = tool.Bash(ctx, anthropic_bash.BashParams{})
-	var te *anthropic_bash.ToolError
+	_, err = tool.Bash(ctx, anthropicbash.BashParams{})
+	var te *anthropicbash.ToolError
 	if !errors.As(err, &te) || te.Message != "no command provided." {
 		t.Fatalf("no command: %v", err)
 	}

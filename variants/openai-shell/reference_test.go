@@ -1,4 +1,4 @@
-package openai_shell_test
+package openaishell_test
 
 import (
 	"testing"

@@ -1,6 +1,6 @@
-package vercel_bash_tool_test
+package vercelbashtool_test
 
-// Behaviour of the vercel_bash_tool spec on the shared runtime. Every expected value is written from the
+// Behaviour of the vercel-bash-tool spec on the shared runtime. Every expected value is written from the
 // package's code (npm bash-tool 1.3.19, dist/tools/bash.js and dist/sandbox/vercel.js), never captured from
 // our own output; oracle_test.go runs the same cases through that package.
 
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentbash/agentbash/runtime"
-	"github.com/agentbash/agentbash/variants/vercel_bash_tool"
+	"github.com/agentbash/agentbash/variants/vercel-bash-tool"
 )
 
 // result is the tool's answer: {stdout, stderr, exitCode}, each stream cut as truncateOutput cuts it.
@@ -97,7 +97,7 @@ func realDir(t *testing.T) string {
 	return d
 }
 
-func call(t *testing.T, tool *vercel_bash_tool.Tool, command string) string {
+func call(t *testing.T, tool *vercelbashtool.Tool, command string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -111,7 +111,7 @@ func call(t *testing.T, tool *vercel_bash_tool.Tool, command string) string {
 
 func TestBehavior(t *testing.T) {
 	ws := realDir(t)
-	tool, err := vercel_bash_tool.New(runtime.WithWorkspace(ws))
+	tool, err := vercelbashtool.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBehavior(t *testing.T) {
 
 // The AI SDK checks the input against {command: z.string()} before the tool runs.
 func TestInvalidInput(t *testing.T) {
-	tool, err := vercel_bash_tool.New(runtime.WithWorkspace(realDir(t)))
+	tool, err := vercelbashtool.New(runtime.WithWorkspace(realDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

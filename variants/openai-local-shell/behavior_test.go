@@ -1,6 +1,6 @@
-package openai_local_shell_test
+package openailocalshell_test
 
-// Behaviour of the openai_local_shell spec on the shared runtime. Every expected value is written from the
+// Behaviour of the openai-local-shell spec on the shared runtime. Every expected value is written from the
 // reference host's code (openai-agents-python examples/tools/local_shell.py, shell_executor), never
 // captured from our own output; reference_test.go runs the same calls through that code.
 
@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/variants/internal/openaiagents"
-	"github.com/agentbash/agentbash/variants/openai_local_shell"
+	"github.com/agentbash/agentbash/variants/openai-local-shell"
 )
 
 // cases are local_shell actions and the output string; the workspace is /ws and holds a directory src.
@@ -58,7 +58,7 @@ func realDir(t *testing.T) string {
 
 func TestBehavior(t *testing.T) {
 	ws := realDir(t)
-	tool, err := openai_local_shell.New(runtime.WithWorkspace(ws))
+	tool, err := openailocalshell.New(runtime.WithWorkspace(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
