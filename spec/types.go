@@ -41,6 +41,9 @@ type Variant struct {
 	// namespaces, Linux only); a host's runtime.WithSandbox overrides it. Each command-running tool's
 	// description tells the model (Variant.ToolDescription).
 	Sandbox *Sandbox `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// Conformance tells the conformance suite what a target of this spec needs that the contract does not
+	// say (notifications an MCP server waits for).
+	Conformance *Conformance `yaml:"conformance,omitempty" json:"conformance,omitempty"`
 
 	// Source cites where the contract comes from: the seed document and the upstream code, for a spec that
 	// reproduces one (optional for a tool of one's own).

@@ -118,10 +118,14 @@ that cannot ask gets the policy's denial.`,
 		},
 		about: `Every case derived from the spec runs on agentbash's runtime and on the target, each in a fresh
 identical workspace, and the answers are compared (conformance/PROTOCOL.md). Exit status 1 when a case
-failed, a baseline entry is stale, or no case was sent.`,
+failed (expected failures of the -baseline aside), a baseline entry is stale, the target did not close
+cleanly, or no case was sent; the summary's last lines say which.`,
 		examples: []string{
 			"conformance toolregistry -- python3 conformance/examples/python/toolregistry_target.py",
 			"conformance rye -mcp -trusted -- agentbash serve rye -workspace {workspace}",
+			"conformance toolregistry -baseline conformance/examples/python/baseline.yaml -junit report.xml -- python3 conformance/examples/python/toolregistry_target.py",
+			"conformance toolregistry -baseline conformance/examples/python/baseline.yaml -update-baseline -- python3 conformance/examples/python/toolregistry_target.py",
+			"conformance toolregistry -run basics -v -json -- python3 conformance/examples/python/toolregistry_target.py > report.json",
 		},
 	}
 	specCmd = &command{

@@ -156,11 +156,34 @@ func (ti *toolInfo) params(set map[string]any) json.RawMessage {
 			continue
 		}
 		if p.Required {
-			fs = append(fs, field{p.Name, plainValue(p)})
+			fs = append(fs, field{p.Name, ti.plain(p)})
 		}
 	}
 	return object(fs...)
 }
+
+// Params builds a call of t as the cases do: the parameters set (by role, or by name for those without
+// one) in the tool's order, and every other required parameter with a plain value.
+func Params(t *spec.Tool, set map[string]any) json.RawMessage { return (&toolInfo{t: t}).params(set) }
+
+// plain is the value a required parameter the case does not set is sent with: a yield window long enough
+// for the case's command to finish (its default, when that is at least finishWindow; else finishWindow,
+// within the window's range: a window closes when the command exits, so a long one costs nothing), else
+// plainValue.
+func (ti *toolInfo) plain(p spec.Param) any {
+	if p.Role == spec.RoleYield && ti.t.Session != nil && ti.t.Session.Yield != nil {
+		y := ti.t.Session.Yield
+		d := window(ti.t, y.Default)
+		if d < finishWindow {
+			d = finishWindow
+		}
+		return yieldValue(ti.t, d, false)
+	}
+	return plainValue(p)
+}
+
+// finishWindow is the least yield window a case sends for a required yield parameter it does not set.
+const finishWindow = 4 * time.Second
 
 // omit leaves a parameter out even when it is required.
 var omit = &struct{ omitted bool }{}

@@ -52,6 +52,8 @@ func window(t *spec.Tool, v any) time.Duration {
 	switch x := v.(type) {
 	case int64:
 		f = float64(x)
+	case int:
+		f = float64(x)
 	case float64:
 		f = x
 	}

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package target
+
+import "fmt"
+
+// markedProcesses needs /proc: elsewhere it finds none (the process group is still killed).
+func markedProcesses(string) []int { return nil }
+
+func describeProcess(pid int) string { return fmt.Sprintf("pid %d", pid) }
