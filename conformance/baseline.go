@@ -155,5 +155,6 @@ func reasonOf(res Result) string {
 		why = res.headline()
 	}
 	why = NewMasker().Text(why)
+	why = strings.ReplaceAll(why, " (pid "+pidToken+")", "")
 	return strings.TrimSpace(why)
 }

@@ -401,6 +401,9 @@ func (c *call) check(ch *spec.Check) error {
 	switch {
 	case ch.Required != "":
 		if !c.present[ch.Required] {
+			if ch.Fail == nil {
+				return c.invalid(ch.Required, "is required") // the tool's invalid_param, at this point of the order
+			}
 			return c.fail(ch.Fail)
 		}
 	case ch.NotEmpty != "":

@@ -302,7 +302,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			if params[name] == nil {
 				c.errf(cp, "check names parameter %q, which the tool does not declare", name)
 			}
-			if ch.Fail == nil {
+			if ch.Fail == nil && name != ch.Required {
 				c.errf(cp, "check on %q needs fail", name)
 			}
 		}

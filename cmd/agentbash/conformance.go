@@ -158,7 +158,9 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentbash conformance: %s: %v\n", f.flag, err)
 			return 2
 		}
-		match := func(c conformance.Case) bool { return re.MatchString(c.Name) || (c.Group != "" && re.MatchString(c.Group)) }
+		match := func(c conformance.Case) bool {
+			return re.MatchString(c.Name) || (c.Group != "" && re.MatchString(c.Group))
+		}
 		if f.keep {
 			opts = append(opts, conformance.Filter(match))
 		} else {

@@ -101,6 +101,11 @@ func AnswerOf(res json.RawMessage, err error) (Answer, error) {
 		if errors.As(err, &te) {
 			return Answer{Error: &runtime.ToolError{Type: te.Type, Message: te.Message}}, nil
 		}
+		// A failure the spec makes a JSON-RPC error (code): an MCP client sees it as one.
+		var re *runtime.RPCError
+		if errors.As(err, &re) {
+			return Answer{Error: toolError("JSONRPCError", re.Message)}, nil
+		}
 		return Answer{}, err
 	}
 	return Answer{Result: res}, nil
