@@ -254,6 +254,9 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		if problem := typeProblem(p.Type, v); problem != "" {
 			return c.invalid(p.Name, problem)
 		}
+		if s, isStr := v.(string); isStr && len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+			return c.invalid(p.Name, "must be one of "+strings.Join(p.Enum, ", "))
+		}
 	}
 	c.data.Params = filled
 	if p := c.t.spec.Param(spec.RoleCommand); p != nil && c.argv == nil {

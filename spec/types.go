@@ -221,6 +221,9 @@ type Param struct {
 	Default any `yaml:"default,omitempty" json:"default,omitempty"`
 	// Minimum is the schema minimum shown to the model (numbers only).
 	Minimum *float64 `yaml:"minimum,omitempty" json:"minimum,omitempty"`
+	// Enum lists the values a string parameter may take (zod's z.enum, a Literal union): shown to the
+	// model, and any other value is invalid (invalid_param).
+	Enum []string `yaml:"enum,omitempty" json:"enum,omitempty" jsonschema:"minItems=1,uniqueItems=true"`
 	// Description is shown to the model, verbatim from the source.
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in

@@ -192,6 +192,9 @@ func plainValue(p spec.Param) any {
 	if p.Default != nil {
 		return p.Default
 	}
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
+	}
 	switch p.Type {
 	case spec.TypeInteger, spec.TypeNumber:
 		return 1
@@ -583,15 +586,30 @@ func (b *builder) workdirs() {
 
 func (b *builder) otherRoles() {
 	// The parameters the runtime only records (role none) are sent once, each with a plain value.
+	// A parameter the spec's conformance block fixes is left out: its value means more to the target than
+	// the spec says (a program to run).
 	recorded := map[string]any{}
 	for _, p := range b.ti.t.Params {
-		if (p.Role == spec.RoleNone || p.Role == "") && !p.Required {
+		if (p.Role == spec.RoleNone || p.Role == "") && !p.Required && !b.ti.v.Conformance.IsFixed(b.ti.t, p.Name) {
 			recorded[p.Name] = plainValue(p)
 		}
 	}
 	if len(recorded) > 0 {
 		b.cmd("recorded parameters", "echo recorded", recorded, Case{NoSurvivors: true,
 			About: "every parameter the runtime only records, with a plain value"})
+	}
+	// Each value of an enum is accepted, and one outside it is invalid.
+	for _, p := range b.ti.t.Params {
+		if len(p.Enum) == 0 || b.ti.v.Conformance.IsFixed(b.ti.t, p.Name) || (p.Role != spec.RoleNone && p.Role != "") {
+			continue
+		}
+		f := []string{"tool " + b.ti.t.Name + " enum " + p.Name}
+		for _, e := range p.Enum {
+			b.cmd(p.Name+" "+e, "echo listed", map[string]any{p.Name: e}, Case{NoSurvivors: true, Features: f,
+				About: "a value of the parameter's enum"})
+		}
+		b.cmd(p.Name+" outside its enum", "echo unlisted", map[string]any{p.Name: "conformance-unlisted"}, Case{NoSurvivors: true, Features: f,
+			About: "a value the parameter's enum does not list is invalid"})
 	}
 	if b.ti.role(spec.RoleEnv) != nil {
 		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},

@@ -108,10 +108,11 @@ func (b *builder) sessions() {
 		}
 		return sessionParams(start, set)
 	}
-	// poll is a call that waits for the session of call n: an empty write, or a read.
+	// poll is a call that waits for the session of call n: an empty write, or a read (the spec's
+	// conformance poll: read, or no write tool).
 	poll := func(n int) (Step, bool) {
 		switch {
-		case st.write != nil:
+		case st.write != nil && (b.ti.v.Conformance == nil || b.ti.v.Conformance.Poll != spec.PollRead):
 			return Step{Tool: st.write.Name, Params: sessionParams(st.write, map[string]any{"session_id": token(n), "stdin": "", "yield": long(st.write, true)})}, true
 		case st.read != nil:
 			return Step{Tool: st.read.Name, Params: sessionParams(st.read, map[string]any{"session_id": token(n), "yield": long(st.read, false)})}, true
