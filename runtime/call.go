@@ -252,9 +252,11 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			}
 		}
 		if problem := typeProblem(p.Type, v); problem != "" {
+			c.data.Value = v
 			return c.invalid(p.Name, problem)
 		}
 		if s, isStr := v.(string); isStr && len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+			c.data.Value = s
 			return c.invalid(p.Name, "must be one of "+strings.Join(p.Enum, ", "))
 		}
 	}

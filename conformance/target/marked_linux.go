@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // markedProcesses lists the processes whose environment holds marker (NAME=VALUE), from /proc: every
@@ -44,3 +45,7 @@ func describeProcess(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return fmt.Sprintf("pid %d (%s)", pid, clip(strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")), 80))
 }
+
+// terminate sends SIGTERM to the process pid (an MCP server the suite started), as the MCP lifecycle has a
+// client do when a stdio server does not exit at EOF.
+func terminate(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }

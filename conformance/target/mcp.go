@@ -205,9 +205,10 @@ type stdinWriter struct{ p *proc.Process }
 func (w stdinWriter) Write(b []byte) (int, error) { return w.p.WriteStdin(b, time.Time{}) }
 func (w stdinWriter) Close() error                { return w.p.CloseStdin() }
 
-// stop ends a server: EOF, then a kill after wait; either way everything it started is killed and reaped
-// (runtime/proc). It reports whether the server exited by itself.
-func (s *mcpServer) stop(wait time.Duration) bool {
+// stop ends a server as the MCP lifecycle says a client shuts a stdio server down: EOF; after wait,
+// SIGTERM; after wait again, a kill. Either way everything it started is killed and reaped (runtime/proc).
+// It reports whether the server exited without the kill, and whether it took SIGTERM to end it.
+func (s *mcpServer) stop(wait time.Duration) (exited, termed bool) {
 	if s.session != nil {
 		_ = s.session.Close()
 		s.cancel()
@@ -216,16 +217,24 @@ func (s *mcpServer) stop(wait time.Duration) bool {
 	if wait <= 0 {
 		wait = 5 * time.Second
 	}
-	exited := true
+	exited = true
 	select {
 	case <-s.p.Done():
 	case <-time.After(wait):
+		termed = terminate(s.p.Pid()) == nil
+		select {
+		case <-s.p.Done():
+		case <-time.After(wait):
+			exited = false
+		}
+		if !termed {
+			exited = false
+		}
 		s.p.Kill()
-		exited = false
 	}
 	s.p.Wait()
 	s.stdout.Close()
-	return exited
+	return exited, termed
 }
 
 // endCase stops the server of a workspace once its case is judged: the processes it started that still
@@ -243,18 +252,18 @@ func (c *mcpStdioConn) endCase(ws string) []string {
 
 func (c *mcpStdioConn) end(s *mcpServer) []string {
 	var problems []string
-	for _, pr := range markedProcesses(s.marker) {
-		if pr == s.p.Pid() || slices.Contains(s.own, pr) {
-			continue
-		}
+	for _, pr := range s.survivors() {
 		problems = append(problems, "left a process running: "+describeProcess(pr)+"; killed it")
 	}
 	wait := c.m.ExitWait
 	if wait <= 0 {
 		wait = 5 * time.Second
 	}
-	if !s.stop(wait) {
-		problems = append(problems, fmt.Sprintf("the MCP server did not exit within %s of EOF; killed it with everything it started", wait))
+	switch exited, termed := s.stop(wait); {
+	case !exited:
+		problems = append(problems, fmt.Sprintf("the MCP server did not exit within %s of EOF, nor within %s of SIGTERM; killed it with everything it started", wait, wait))
+	case termed:
+		c.warn.add("the MCP server did not exit at EOF; SIGTERM ended it, as the MCP lifecycle allows", fmt.Sprintf("within %s", wait))
 	}
 	if left := markedProcesses(s.marker); len(left) > 0 {
 		for _, pr := range left {
@@ -262,6 +271,30 @@ func (c *mcpStdioConn) end(s *mcpServer) []string {
 		}
 	}
 	return problems
+}
+
+// survivorSettle is how long a process the server started may take to end by itself once the case is
+// judged before it counts as left running: a server's own short helper (desktop-commander runs
+// `python3 --version` now and then) is not a process the case left behind.
+const survivorSettle = time.Second
+
+// survivors are the processes the server started that still run (but those it had once it answered
+// initialize), after survivorSettle for them to end.
+func (s *mcpServer) survivors() []int {
+	list := func() []int {
+		var out []int
+		for _, pr := range markedProcesses(s.marker) {
+			if pr != s.p.Pid() && !slices.Contains(s.own, pr) {
+				out = append(out, pr)
+			}
+		}
+		return out
+	}
+	left := list()
+	for end := time.Now().Add(survivorSettle); len(left) > 0 && time.Now().Before(end); left = list() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return left
 }
 
 // ownPIDs are the running servers, whose working directories are the cases' workspaces.
@@ -311,24 +344,40 @@ func (n *notifyingTransport) Connect(ctx context.Context) (mcp.Connection, error
 	return &notifyingConn{Connection: conn, notes: n.notes}, nil
 }
 
+// notifyingConn sends the notifications right after notifications/initialized; with a server that the
+// client reaches without that handshake (MCP's stateless server/discover, which the go-sdk client uses
+// when the server offers it), right before the first other request.
 type notifyingConn struct {
 	mcp.Connection
 	notes []Notification
+	sent  atomic.Bool
 }
 
 func (c *notifyingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	r, isReq := msg.(*jsonrpc.Request)
+	handshake := isReq && (r.Method == "initialize" || r.Method == "server/discover" || r.Method == "notifications/initialized")
+	if isReq && !handshake && !c.sent.Swap(true) {
+		if err := c.notify(ctx); err != nil {
+			return err
+		}
+	}
 	if err := c.Connection.Write(ctx, msg); err != nil {
 		return err
 	}
-	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/initialized" && !r.ID.IsValid() {
-		for _, n := range c.notes {
-			params := n.Params
-			if len(params) == 0 {
-				params = json.RawMessage("{}")
-			}
-			if err := c.Connection.Write(ctx, &jsonrpc.Request{Method: n.Method, Params: params}); err != nil {
-				return fmt.Errorf("sending the notification %s: %w", n.Method, err)
-			}
+	if isReq && r.Method == "notifications/initialized" && !r.ID.IsValid() && !c.sent.Swap(true) {
+		return c.notify(ctx)
+	}
+	return nil
+}
+
+func (c *notifyingConn) notify(ctx context.Context) error {
+	for _, n := range c.notes {
+		params := n.Params
+		if len(params) == 0 {
+			params = json.RawMessage("{}")
+		}
+		if err := c.Connection.Write(ctx, &jsonrpc.Request{Method: n.Method, Params: params}); err != nil {
+			return fmt.Errorf("sending the notification %s: %w", n.Method, err)
 		}
 	}
 	return nil

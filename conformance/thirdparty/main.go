@@ -51,6 +51,9 @@ type Server struct {
 	Parallel int      `yaml:"parallel"`
 	Deadline string   `yaml:"deadline"`
 	Run      string   `yaml:"run"`
+	// Slow servers are checked only when -server names them (make desktop-commander), not by make
+	// thirdparty in CI.
+	Slow bool `yaml:"slow"`
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -95,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	var rows []row
 	for _, s := range cfg.Servers {
-		if *only != "" && s.Name != *only {
+		if *only != "" && s.Name != *only || *only == "" && s.Slow {
 			continue
 		}
 		r := row{s: s}
@@ -222,7 +225,7 @@ func (c *Config) check(ctx context.Context, s Server, dir string, verbose bool, 
 	}
 	env := append(os.Environ(), "HOME="+home, "TMPDIR="+tmp, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"))
-	env = append(env, s.Env...)
+	env = lastWins(append(env, s.Env...))
 	bin := filepath.Join(dir, "node_modules", filepath.FromSlash(s.Bin))
 	argv := isolated()
 	for _, a := range s.Argv {
@@ -340,4 +343,21 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// lastWins keeps the last entry of each variable of env (NAME=VALUE): a program's getenv may read the
+// first of two (glibc does), so a value set over the inherited environment (HOME, SHELL) must replace it.
+func lastWins(env []string) []string {
+	last := map[string]int{}
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	var out []string
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
