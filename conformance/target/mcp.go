@@ -85,10 +85,9 @@ type mcpStdioConn struct {
 	warn *warnings
 	id   string // this run's part of the servers' markers
 
-	mu      sync.Mutex
-	byWS    map[string]*mcpServer
-	n       int
-	closing []string // what went wrong ending servers outside a case (Close)
+	mu   sync.Mutex
+	byWS map[string]*mcpServer
+	n    int
 }
 
 // mcpServer is one server process and its client session.
