@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 GENERATED = find . -path ./.git -prune -o \( -name '*_gen.go' -o -path ./spec/schema.json \) -type f -print
 
-.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts docker
+.PHONY: test test-norace quick fmt-check vet check generate lint bench bench-quick bench-go bench-smoke fuzz soak mutate hosts thirdparty desktop-commander docker
 
 test: fmt-check vet check
 	$(GO) test -race -count=1 ./...
@@ -113,6 +113,20 @@ soak:
 HOSTS_CACHE ?= $(or $(AGENTBASH_HOSTS_CACHE),$(HOME)/.cache/agentbash/hosts)
 hosts:
 	$(GO) run ./conformance/hosts -cache $(HOSTS_CACHE) $(HOSTSFLAGS)
+
+# thirdparty checks third-party MCP servers published on npm (conformance/examples/thirdparty.yaml: the
+# pinned packages, installed with --ignore-scripts into $(THIRDPARTY_CACHE), each with its spec and
+# baseline in conformance/examples/) and prints a table; it fails on an unexpected failure, a stale
+# baseline entry, or a process left behind (looked for in /proc). THIRDPARTYFLAGS: -server NAME, -v.
+THIRDPARTY_CACHE ?= $(or $(AGENTBASH_THIRDPARTY_CACHE),$(HOME)/.cache/agentbash/thirdparty)
+thirdparty:
+	$(GO) run ./conformance/thirdparty -cache $(THIRDPARTY_CACHE) $(THIRDPARTYFLAGS)
+
+# desktop-commander checks npm @wonderwhy-er/desktop-commander's process tools as thirdparty checks its
+# servers (conformance/examples/desktop-commander: the spec and the baseline of its upstream faults); about
+# 4 minutes, so not in CI.
+desktop-commander:
+	$(GO) run ./conformance/thirdparty -cache $(THIRDPARTY_CACHE) -server desktop-commander $(THIRDPARTYFLAGS)
 
 # mutate applies a fixed list of small wrong changes (internal/mutate/mutants.go) one at a time to a copy of
 # the tree, runs the owning packages' tests for each and prints the mutation score (not in CI: minutes).

@@ -126,15 +126,7 @@ func UpdateBaseline(old *Baseline, r *Report) *Baseline {
 		}
 		why := prev.Reason
 		if !listed {
-			text := res.Text()
-			if res.Reason != "" {
-				text = res.Reason
-			} else if res.Diff != "" {
-				text = res.Diff
-			} else if len(res.Problems) > 0 {
-				text = res.Problems[0]
-			}
-			why, _, _ = strings.Cut(text, "\n")
+			why = reasonOf(res)
 		}
 		nb.Failures = append(nb.Failures, ExpectedFailure{Case: res.Case, Reason: why})
 	}
@@ -153,4 +145,16 @@ func (b *Baseline) YAML() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), enc.Close()
+}
+
+// reasonOf is a new baseline entry's reason: what went wrong on one line, without what differs from run to
+// run (pids, paths, durations).
+func reasonOf(res Result) string {
+	why := res.Summary
+	if why == "" {
+		why = res.headline()
+	}
+	why = NewMasker().Text(why)
+	why = strings.ReplaceAll(why, " (pid "+pidToken+")", "")
+	return strings.TrimSpace(why)
 }

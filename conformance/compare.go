@@ -21,6 +21,12 @@ const maxDiffs = 12
 // (key order ignored, numbers by value), texts byte-exact. It returns "" when they agree, otherwise a
 // readable description of every difference (at most a dozen).
 func Compare(want, got Masked) string {
+	full, _ := compare(want, got)
+	return full
+}
+
+// compare is Compare, and the first difference on one line (`$.stdout: want "a\n" got "b\n"`).
+func compare(want, got Masked) (string, string) {
 	var d differ
 	switch {
 	case got.Invalid != "":
@@ -30,7 +36,7 @@ func Compare(want, got Masked) string {
 			d.add("error.type", fmt.Sprintf("want %q, got %q", want.Error.Type, got.Error.Type))
 		}
 		if want.Error.Message != got.Error.Message {
-			d.add("error.message", textDiff(want.Error.Message, got.Error.Message))
+			d.add("error.message", textDiff(want.Error.Message, got.Error.Message), want.Error.Message, got.Error.Message)
 		}
 	case want.Error != nil:
 		d.add("$", fmt.Sprintf("want the error %s: %s\ngot the result %s", want.Error.Type,
@@ -43,15 +49,40 @@ func Compare(want, got Masked) string {
 	default:
 		d.value("$", want.Result, got.Result)
 	}
-	return d.String()
+	return d.String(), d.first
 }
 
 type differ struct {
 	lines []string
 	more  int
+	first string // the first difference, on one line
 }
 
-func (d *differ) add(path, what string) {
+// headline is a difference on one line: the path and, for two texts, the first line where they differ.
+func headline(path, what string, texts ...string) string {
+	if len(texts) == 2 {
+		w, g := texts[0], texts[1]
+		wl, gl := splitLines(w), splitLines(g)
+		i := 0
+		for i < len(wl) && i < len(gl) && wl[i] == gl[i] {
+			i++
+		}
+		line := func(ls []string) string {
+			if i < len(ls) {
+				return strconv.Quote(clip(ls[i], 120))
+			}
+			return "(nothing)"
+		}
+		return fmt.Sprintf("%s: want %s got %s", path, line(wl), line(gl))
+	}
+	first, _, _ := strings.Cut(what, "\n")
+	return path + ": " + first
+}
+
+func (d *differ) add(path, what string, texts ...string) {
+	if d.first == "" {
+		d.first = headline(path, what, texts...)
+	}
 	if len(d.lines) >= maxDiffs {
 		d.more++
 		return
@@ -109,7 +140,7 @@ func (d *differ) value(path string, want, got any) {
 	switch w := want.(type) {
 	case string:
 		if g := got.(string); w != g {
-			d.add(path, textDiff(w, g))
+			d.add(path, textDiff(w, g), w, g)
 		}
 	case json.Number:
 		if g := got.(json.Number); !sameNumber(w, g) {

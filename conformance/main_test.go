@@ -49,6 +49,8 @@ import (
 //	wrongyield wire, on the spec with every yield window 50 ms whatever is sent
 //	loststdin wire, but every session write is sent with nothing to write (the text is lost)
 //	tokens    wire, on the spec with every token budget counting 3 bytes a token
+//	mcpslow, mcpnotify, mcpnoeof, mcpnoterm, mcpleave: MCP servers over stdio that misbehave as real ones
+//	          do (faultyMCP, faults_test.go)
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "conformance-fake" {
 		os.Exit(fake(os.Args[2], os.Args[3]))
@@ -112,6 +114,8 @@ func fake(mode, name string) int {
 		return 0
 	case "mcpsloppy":
 		return sloppyMCP(v)
+	case "mcpslow", "mcpnotify", "mcpnoeof", "mcpnoterm", "mcpleave":
+		return faultyMCP(mode, v)
 	case "dead":
 		fmt.Fprintln(os.Stderr, "fake: cannot start: no configuration")
 		return 3

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -29,6 +30,9 @@ var (
 	// The line of `ls -l` for the parent directory (..), after its time is masked: the workspace's parent is
 	// not the case's, and differs between two workspaces (its owner, links, size, mode).
 	lsParentRE = lazyRegexp(`(?m)^d[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+<TIME>\s+\.\.$`)
+	// The link-count column of an `ls -l` line: ls pads it to the widest count of the listing, which the
+	// workspace's parent (..) may decide (12 links or 9).
+	lsLinksRE = lazyRegexp(`(?m)^([bcdlps-][rwxsStT-]{9}[.+@]?) +(\d+) `)
 	// "pid 123", "pid: 123", "pid=123", "(pid: 123)", "PID 123", "PGID: 123", "PIDs: 12, 13".
 	pidRE = lazyRegexp(`(?i)\b(pids?|pgid)(\s*[:=]\s*|\s+)(\d+(?:, \d+)*)\b`)
 	// A number of a list of pids.
@@ -60,8 +64,22 @@ const parentToken = "<PARENT_DIR_LINE>"
 // "<PARENT_DIR_LINE>". In JSON, it also masks the values of keys named like pid, shell_id, session_id,
 // chunk_id, duration and wall_time.
 type Masker struct {
-	paths []string // longest first
-	names []string
+	paths    []string // longest first
+	names    []string
+	sessions []*regexp.Regexp
+}
+
+// SessionIDs also masks these session ids (the ones a side's answers gave) where a text shows one after
+// "process", "session", "pid", "id" or "#" ("Input executed in process 31158"), as "<SESSION_ID>": the
+// reference numbers its sessions 1, 2, ..., a target by its own scheme (pids).
+func (m *Masker) SessionIDs(ids ...string) *Masker {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		m.sessions = append(m.sessions, regexp.MustCompile(`(?i)(\b(?:process|session|pid|id)\b\s*[:#=]?\s*|#)`+regexp.QuoteMeta(id)+`\b`))
+	}
+	return m
 }
 
 // Name also masks a workspace's base name, as "<WORKSPACE_NAME>", where it stands alone (last of all).
@@ -114,6 +132,12 @@ func (m *Masker) Text(s string) string {
 		if strings.Contains(s, timeToken+" ..") {
 			s = lsParentRE.ReplaceAllString(s, parentToken)
 		}
+		if strings.Contains(s, timeToken) {
+			s = lsLinksRE.ReplaceAllString(s, "$1 $2 ")
+		}
+	}
+	for _, re := range m.sessions {
+		s = re.ReplaceAllString(s, "${1}<SESSION_ID>")
 	}
 	if containsFold(s, "pid") || containsFold(s, "pgid") {
 		s = pidRE.ReplaceAllStringFunc(s, func(x string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,8 +34,12 @@ type Result struct {
 	Status Status `json:"status"`
 	// Reason says why a case was skipped, why the target gave no answer, or the baseline's word.
 	Reason string `json:"reason,omitempty"`
-	// Diff describes how the target's answer differs from the reference's, after masking.
+	// Diff describes how the target's answer differs from the reference's, after masking (every call
+	// that differs, for a case of several calls).
 	Diff string `json:"diff,omitempty"`
+	// Summary is what went wrong on one line: the first difference (`$.stdout: want "a\n" got "b\n"`),
+	// why there was no answer, or the first problem.
+	Summary string `json:"summary,omitempty"`
 	// Problems are failed properties (elapsed time, processes left running), of the target or of the
 	// reference (prefixed "reference:").
 	Problems []string `json:"problems,omitempty"`
@@ -66,6 +71,16 @@ func (r Result) Text() string {
 	}
 	parts = append(parts, r.Problems...)
 	return strings.Join(parts, "\n")
+}
+
+// headline is what went wrong on one line: the summary, else the first line of the reason or the diff.
+func (r Result) headline() string {
+	for _, s := range []string{r.Summary, r.Reason, r.Diff, strings.Join(r.Problems, "\n")} {
+		if s != "" {
+			return firstLine(s)
+		}
+	}
+	return "failed"
 }
 
 // Shown is a masked answer as a report shows it.
@@ -215,7 +230,30 @@ func (r *Report) summarize(v *spec.Variant) {
 
 // OK reports that the run passed: no case failed (expected failures aside), no baseline entry is stale
 // and the target closed cleanly.
-func (r *Report) OK() bool { return r.Failed == 0 && r.CloseError == "" && len(r.Stale) == 0 }
+func (r *Report) OK() bool { return len(r.Why()) == 0 }
+
+// Why says why the run did not pass, one reason a line (nothing when it passed): the failed cases, the
+// stale baseline entries, and what went wrong closing the target outside any case.
+func (r *Report) Why() []string {
+	var why []string
+	if r.Failed > 0 {
+		why = append(why, fmt.Sprintf("%d %s failed", r.Failed, plural(r.Failed, "case", "cases")))
+	}
+	if len(r.Stale) > 0 {
+		why = append(why, fmt.Sprintf("%d baseline %s name no case of the spec", len(r.Stale), plural(len(r.Stale), "entry", "entries")))
+	}
+	if r.CloseError != "" {
+		why = append(why, "closing the target: "+firstLine(r.CloseError))
+	}
+	return why
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
 
 // Summary renders the report for people: every failed case with its differences and problems, every
 // skipped case with its reason, the expected failures, a line per case group, the spec features
@@ -266,6 +304,9 @@ func (r *Report) Summary() string {
 	if r.Expected > 0 {
 		fmt.Fprintf(&b, "%d expected failures (baseline)\n", r.Expected)
 	}
+	if why := r.Why(); len(why) > 0 {
+		fmt.Fprintf(&b, "the run fails: %s\n", strings.Join(why, "; "))
+	}
 	fmt.Fprintf(&b, "%d passed, %d failed", r.Passed, r.Failed)
 	if r.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d skipped", r.Skipped)
@@ -295,11 +336,17 @@ func JUnit(reports ...*Report) ([]byte, error) {
 	type skipped struct {
 		Message string `xml:"message,attr"`
 	}
+	type errElem struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr,omitempty"`
+		Text    string `xml:",chardata"`
+	}
 	type testcase struct {
 		Name      string   `xml:"name,attr"`
 		Classname string   `xml:"classname,attr"`
 		Time      string   `xml:"time,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
+		Error     *errElem `xml:"error,omitempty"`
 		Skipped   *skipped `xml:"skipped,omitempty"`
 		SystemOut string   `xml:"system-out,omitempty"`
 	}
@@ -334,13 +381,7 @@ func JUnit(reports ...*Report) ([]byte, error) {
 			switch res.Status {
 			case Fail:
 				text := res.Text()
-				first, _, _ := strings.Cut(text, "\n")
-				if res.Reason != "" {
-					first, _, _ = strings.Cut(res.Reason, "\n")
-				} else if res.Diff != "" {
-					first, _, _ = strings.Cut(res.Diff, "\n")
-				}
-				tc.Failure = &failure{Message: first, Type: "mismatch", Text: text}
+				tc.Failure = &failure{Message: res.headline(), Type: "mismatch", Text: text}
 				ts.Failures++
 			case Skip:
 				tc.Skipped = &skipped{Message: res.Reason}
@@ -353,17 +394,19 @@ func JUnit(reports ...*Report) ([]byte, error) {
 			ts.Cases = append(ts.Cases, tc)
 		}
 		ts.Tests = len(ts.Cases)
-		var notes []string
-		notes = append(notes, r.Warnings...)
+		// What fails the run outside any case is a testcase of its own with an error element.
 		if r.CloseError != "" {
-			notes = append(notes, "closing the target: "+r.CloseError)
+			ts.Cases = append(ts.Cases, testcase{Name: "closing the target", Classname: r.Variant + ".target", Time: "0.000",
+				Error: &errElem{Message: firstLine(r.CloseError), Type: "close", Text: r.CloseError}})
 			ts.Errors++
 		}
-		for _, s := range r.Stale {
-			notes = append(notes, "stale baseline entry: "+s)
+		for _, st := range r.Stale {
+			ts.Cases = append(ts.Cases, testcase{Name: "baseline entry " + st, Classname: r.Variant + ".baseline", Time: "0.000",
+				Error: &errElem{Message: "stale baseline entry: the spec has no case " + strconv.Quote(st), Type: "stale"}})
 			ts.Errors++
 		}
-		ts.SystemErr = strings.Join(notes, "\n")
+		ts.Tests = len(ts.Cases)
+		ts.SystemErr = strings.Join(r.Warnings, "\n")
 		out.Tests += ts.Tests
 		out.Failures += ts.Failures
 		out.Errors += ts.Errors

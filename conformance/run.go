@@ -32,6 +32,7 @@ type options struct {
 	baseline *Baseline
 	scale    float64
 	refOpts  []runtime.Option
+	startup  time.Duration
 }
 
 // Trusted sends the cases that carry a Hazard (commands a policy blocks, as written) to the target too.
@@ -75,6 +76,14 @@ func TimeScale(f float64) Option { return func(o *options) { o.scale = f } }
 func Reference(opts ...runtime.Option) Option {
 	return func(o *options) { o.refOpts = append(o.refOpts, opts...) }
 }
+
+// StartupDeadline bounds a target's start-up for a case (an MCP stdio server started and past its
+// initialize handshake; default 60 s), apart from the case's own time bound, which runs from its first
+// tools/call: a server that takes seconds to start does not fail a case on time.
+func StartupDeadline(d time.Duration) Option { return func(o *options) { o.startup = d } }
+
+// DefaultStartupDeadline is the StartupDeadline when none is given.
+const DefaultStartupDeadline = 60 * time.Second
 
 // Session is one run of the suite against a target: the target open, a root for the workspaces, the cases.
 // Check runs a whole session; conformancetest runs one case per subtest with it.
@@ -140,6 +149,13 @@ func Open(ctx context.Context, v *spec.Variant, target Target, opts ...Option) (
 		s.beside = s.caps.BesideWorkspace
 	}
 	s.report = &Report{Variant: v.ID, Target: target.Name()}
+	if s.fixedWS != "" && !s.beside {
+		if err := s.checkWorkspace(ctx); err != nil {
+			s.conn.Close()
+			os.RemoveAll(s.root)
+			return nil, err
+		}
+	}
 	if s.fixedWS != "" && len(s.fixedWS) < len(s.workspace(1, 'r')) {
 		s.report.Warnings = append(s.report.Warnings, fmt.Sprintf("the target's workspace %s is shorter than the reference's %s: a result that shows the path and is cut at a limit may be cut elsewhere (serve a longer path)",
 			s.fixedWS, s.workspace(1, 'r')))
@@ -293,7 +309,7 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	res.Params = tgt.params
 	res.Features = c.AllFeatures()
 	var before []int
-	if s.fixedWS != "" && c.NoSurvivors {
+	if s.fixedWS != "" {
 		before = pidsIn(tgt.ws)
 	}
 
@@ -324,40 +340,64 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 		}
 		eng.Close()
 	})
+	var endProblems []string
 	wg.Go(func() {
-		cctx, cancel := context.WithTimeout(ctx, deadline)
-		defer cancel()
-		start := time.Now()
-		request := func(name string, params json.RawMessage) target.Request {
-			format := s.format(name)
-			if to, ok := s.o.tools[name]; ok {
-				name = to // the target's name for the spec's tool
+		if s.caps.Prepare != nil {
+			startup := s.o.startup
+			if startup <= 0 {
+				startup = DefaultStartupDeadline
 			}
-			return target.Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name, Hazard: c.Hazard != ""}
+			pctx, cancel := context.WithTimeout(ctx, startup)
+			err := s.caps.Prepare(pctx, tgt.ws)
+			cancel()
+			if err != nil {
+				tgt.err = fmt.Errorf("the target did not start for the case (start-up bound %s): %w", startup, err)
+			}
 		}
-		var many func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error)
-		if s.caps.CallParallel != nil {
-			many = func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error) {
-				reqs := make([]target.Request, n)
-				for k := range reqs {
-					reqs[k] = request(name, params)
+		if tgt.err == nil {
+			cctx, cancel := context.WithTimeout(ctx, deadline)
+			start := time.Now()
+			request := func(name string, params json.RawMessage) target.Request {
+				format := s.format(name)
+				if to, ok := s.o.tools[name]; ok {
+					name = to // the target's name for the spec's tool
 				}
-				return s.caps.CallParallel(ctx, reqs)
+				return target.Request{Tool: name, Params: params, Workspace: tgt.ws, Format: format, Case: c.Name, Hazard: c.Hazard != ""}
 			}
+			var many func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error)
+			if s.caps.CallParallel != nil {
+				many = func(ctx context.Context, name string, params json.RawMessage, n int) ([]target.Answer, error) {
+					reqs := make([]target.Request, n)
+					for k := range reqs {
+						reqs[k] = request(name, params)
+					}
+					return s.caps.CallParallel(ctx, reqs)
+				}
+			}
+			tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (target.Answer, error) {
+				return s.conn.Call(ctx, request(name, params))
+			}, many)
+			tgt.elapsed = time.Since(start)
+			cancel()
 		}
-		tgt.answers, tgt.sent, tgt.err = s.play(cctx, c, tgt.params, tgt.ws, func(ctx context.Context, name string, params json.RawMessage) (target.Answer, error) {
-			return s.conn.Call(ctx, request(name, params))
-		}, many)
-		tgt.elapsed = time.Since(start)
-		if c.NoSurvivors && tgt.err == nil {
-			own := before
-			if s.caps.OwnPIDs != nil {
-				own = append(own, s.caps.OwnPIDs()...)
-			}
-			tgt.left = survivors(tgt.ws, own...)
+		// Whatever the answer, nothing the case started is left behind: what runs in its workspace is
+		// killed (and reported, for a case that asks for no survivors), then the conn ends what it holds
+		// for the workspace (an MCP server and every process it started).
+		own := before
+		if s.caps.OwnPIDs != nil {
+			own = append(own, s.caps.OwnPIDs()...)
+		}
+		left := killSurvivors(tgt.ws, own...)
+		if c.NoSurvivors {
+			tgt.left = left
 		}
 		if s.caps.EndCase != nil {
-			s.caps.EndCase(tgt.ws)
+			for _, p := range s.caps.EndCase(tgt.ws) {
+				if !c.NoSurvivors && strings.HasPrefix(p, "left a process running") {
+					continue
+				}
+				endProblems = append(endProblems, p)
+			}
 		}
 	})
 	wg.Wait()
@@ -365,36 +405,49 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 
 	if ref.err != nil {
 		res.Status, res.Reason = Fail, "the reference gave no answer: "+ref.err.Error()
+		res.Problems = append(res.Problems, endProblems...)
+		res.Summary = firstLine(res.Reason)
 		return res
 	}
 	if tgt.err != nil {
 		res.Status, res.Reason = Fail, "no answer: "+tgt.err.Error()
+		for _, p := range tgt.left {
+			res.Problems = append(res.Problems, "left a process running in the workspace: "+p+"; killed it")
+		}
+		res.Problems = append(res.Problems, endProblems...)
+		res.Summary = firstLine(res.Reason)
 		return res
 	}
 	var want, got Masked
+	refIDs, tgtIDs := s.sessionIDs(c, ref.answers), s.sessionIDs(c, tgt.answers)
+	var diffs []string
 	for i := range ref.answers {
 		ra, ta := ref.answers[i], tgt.answers[i]
 		if s.caps.View != nil {
 			f := s.format(c.CallTool(i))
 			ra, ta = s.caps.View(ra, f), s.caps.View(ta, f)
 		}
-		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).Answer(ra)
-		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).Answer(ta)
+		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).SessionIDs(refIDs...).Answer(ra)
+		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).SessionIDs(tgtIDs...).Answer(ta)
 		if i == 0 {
 			want, got = w, g
 		}
-		d := Compare(w, g)
+		d, first := compare(w, g)
 		if d == "" {
 			continue
 		}
 		if len(ref.answers) > 1 {
-			d = fmt.Sprintf("call %d of %d (%s, params %s): %s", i+1, len(ref.answers), c.CallTool(i), clip(string(tgt.sent[i]), 200), d)
+			at := fmt.Sprintf("call %d of %d (%s", i+1, len(ref.answers), c.CallTool(i))
+			d = fmt.Sprintf("%s, params %s): %s", at, clip(string(tgt.sent[i]), 200), d)
+			first = at + "): " + first
 		}
-		if res.Diff == "" {
+		if len(diffs) == 0 {
 			want, got = w, g
-			res.Diff = d
+			res.Summary = first
 		}
+		diffs = append(diffs, d)
 	}
+	res.Diff = strings.Join(diffs, "\n")
 	for _, sd := range []struct {
 		who string
 		sd  *side
@@ -404,8 +457,15 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 				sd.sd.elapsed.Round(time.Millisecond), c.MaxElapsed))
 		}
 		for _, p := range sd.sd.left {
+			if sd.who == "" {
+				p += "; killed it"
+			}
 			res.Problems = append(res.Problems, sd.who+"left a process running in the workspace: "+p)
 		}
+	}
+	res.Problems = append(res.Problems, endProblems...)
+	if res.Summary == "" && len(res.Problems) > 0 {
+		res.Summary = res.Problems[0]
 	}
 	res.Status = Pass
 	if res.Diff != "" || len(res.Problems) > 0 {
@@ -522,6 +582,73 @@ func setup(ws string, entries []cases.Entry) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// sessionIDs are the session ids a side's answers of a case gave (where each tool's running case puts
+// .SessionID): the masker hides them wherever the answers' texts show them.
+func (s *Session) sessionIDs(c Case, answers []target.Answer) []string {
+	var ids []string
+	for i, a := range answers {
+		if id := sessionIDOf(s.v, c.CallTool(i), a); id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// firstLine is the first line of a text.
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// markerFile is the file checkWorkspace writes in a target's fixed workspace.
+const markerFile = "agentbash-conformance-marker.txt"
+
+// checkWorkspace makes sure that the target serves the workspace it was said to (-workspace): it writes a
+// file with a random word there and has the target print it with the spec's first command tool. A target
+// that serves another directory would pass cases against a workspace the suite never set up.
+func (s *Session) checkWorkspace(ctx context.Context) error {
+	var tool *spec.Tool
+	for i := range s.v.Tools {
+		t := &s.v.Tools[i]
+		if (t.Kind == spec.KindExec || t.Kind == spec.KindSessionStart) && t.Param(spec.RoleCommand) != nil {
+			tool = t
+			break
+		}
+	}
+	if tool == nil {
+		return nil
+	}
+	word := fmt.Sprintf("agentbash-%d-%d", os.Getpid(), time.Now().UnixNano())
+	if err := emptyDir(s.fixedWS); err != nil {
+		return fmt.Errorf("conformance: emptying the target's workspace: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(s.fixedWS, markerFile), []byte(word+"\n"), 0o644); err != nil {
+		return fmt.Errorf("conformance: writing a marker in the target's workspace: %w", err)
+	}
+	defer os.Remove(filepath.Join(s.fixedWS, markerFile))
+	set := map[string]any{string(spec.RoleCommand): "cat " + markerFile}
+	params := cases.Params(tool, set)
+	name := tool.Name
+	if to, ok := s.o.tools[name]; ok {
+		name = to
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	a, err := s.conn.Call(cctx, target.Request{Tool: name, Params: params, Workspace: s.fixedWS, Format: string(tool.Results.Format), Case: "workspace check"})
+	if err != nil {
+		return fmt.Errorf("conformance: checking that the target serves %s: %w", s.fixedWS, err)
+	}
+	text := string(a.Result)
+	if a.Error != nil {
+		text += a.Error.Message
+	}
+	if !strings.Contains(text, word) {
+		return fmt.Errorf("conformance: the target does not serve the workspace %s (-workspace): %s, written there, was not seen by `cat %s` through %s (it answered %s)",
+			s.fixedWS, markerFile, markerFile, tool.Name, clip(text, 300))
 	}
 	return nil
 }

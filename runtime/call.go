@@ -270,7 +270,12 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			}
 		}
 		if problem := typeProblem(p.Type, v); problem != "" {
+			c.data.Value = v
 			return c.invalid(p.Name, problem)
+		}
+		if s, isStr := v.(string); isStr && len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+			c.data.Value = s
+			return c.invalid(p.Name, "must be one of "+strings.Join(p.Enum, ", "))
 		}
 	}
 	c.data.Params = filled
@@ -421,6 +426,9 @@ func (c *call) check(ch *spec.Check) error {
 	switch {
 	case ch.Required != "":
 		if !c.present[ch.Required] {
+			if ch.Fail == nil {
+				return c.invalid(ch.Required, "is required") // the tool's invalid_param, at this point of the order
+			}
 			return c.fail(ch.Fail)
 		}
 	case ch.NotEmpty != "":

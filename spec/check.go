@@ -157,6 +157,7 @@ func (v *Variant) check() Errors {
 		c.failure("/unknown_tool", f, nil)
 	}
 	c.fidelity()
+	c.conformance()
 	if r := v.Redact; r != nil {
 		for i, rule := range r.Rules {
 			rp := "/redact/rules/" + strconv.Itoa(i)
@@ -220,6 +221,12 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 		if p.Minimum != nil && p.Type != TypeInteger && p.Type != TypeNumber {
 			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
+		}
+		if len(p.Enum) > 0 && p.Type != TypeString {
+			c.errf(pp+"/enum", "enum applies to string parameters, not %s", p.Type)
+		}
+		if d, ok := p.Default.(string); ok && len(p.Enum) > 0 && !slices.Contains(p.Enum, d) {
+			c.errf(pp+"/default", "default %q is not one of the enum's values", d)
 		}
 		if p.InvalidEntries != "" && p.Type != TypeObject {
 			c.errf(pp+"/invalid_entries", "invalid_entries applies to object parameters, not %s", p.Type)
@@ -311,7 +318,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			if params[name] == nil {
 				c.errf(cp, "check names parameter %q, which the tool does not declare", name)
 			}
-			if ch.Fail == nil {
+			if ch.Fail == nil && name != ch.Required {
 				c.errf(cp, "check on %q needs fail", name)
 			}
 		}

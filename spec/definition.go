@@ -119,6 +119,16 @@ func writeProperty(b *bytes.Buffer, p *Param) {
 		b.WriteString(`,"minimum":`)
 		b.WriteString(strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
 	}
+	if len(p.Enum) > 0 {
+		b.WriteString(`,"enum":[`)
+		for i, e := range p.Enum {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, e)
+		}
+		b.WriteByte(']')
+	}
 	b.WriteByte('}')
 }
 

@@ -42,6 +42,9 @@ type Variant struct {
 	// namespaces, Linux only); a host's runtime.WithSandbox overrides it. Each command-running tool's
 	// description tells the model (Variant.ToolDescription).
 	Sandbox *Sandbox `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// Conformance tells the conformance suite what a target of this spec needs that the contract does not
+	// say (notifications an MCP server waits for).
+	Conformance *Conformance `yaml:"conformance,omitempty" json:"conformance,omitempty"`
 
 	// Source cites where the contract comes from: the seed document and the upstream code, for a spec that
 	// reproduces one (optional for a tool of one's own).
@@ -249,6 +252,9 @@ type Param struct {
 	Default any `yaml:"default,omitempty" json:"default,omitempty"`
 	// Minimum is the schema minimum shown to the model (numbers only).
 	Minimum *float64 `yaml:"minimum,omitempty" json:"minimum,omitempty"`
+	// Enum lists the values a string parameter may take (zod's z.enum, a Literal union): shown to the
+	// model, and any other value is invalid (invalid_param).
+	Enum []string `yaml:"enum,omitempty" json:"enum,omitempty" jsonschema:"minItems=1,uniqueItems=true"`
 	// Description is shown to the model, verbatim from the source.
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in

@@ -37,12 +37,15 @@ var (
 		},
 		about: `The result is printed exactly as the host receives it: a JSON object for a tool that returns one,
 the text for a text tool (exit status 0, whatever the command's own exit status). An error the tool
-raises is printed on stderr as {"type":"ValueError","message":"..."} with exit status 1.`,
+raises is printed on stderr as {"type":"ValueError","message":"..."} with exit status 1.
+
+The -- form sets only the command parameter: give a tool that requires more (codegensandbox's Bash
+requires a description) all of them with -params.`,
 		examples: []string{
 			"run rye -- echo hello",
 			`run toolregistry -params '{"command": "ls", "timeout": 5}'`,
-			"run codegensandbox -tool BashOutput -params '{\"bash_id\": \"1\"}'",
-			"run rye -sandbox workspace-write -- touch ../outside  # Permission denied: writes only in the workspace",
+			`run codegensandbox -params '{"command": "ls -a", "description": "list the files"}'  # every parameter, as JSON`,
+			"run rye -sandbox workspace-write -- touch ../outside  # Read-only file system: writes only in the workspace",
 			"run rye -executor docker -image agentbash-box -memory 512m -- uname -n  # in a container (README: Run commands in containers)",
 		},
 	}
@@ -120,10 +123,14 @@ that cannot ask gets the policy's denial.`,
 		},
 		about: `Every case derived from the spec runs on agentbash's runtime and on the target, each in a fresh
 identical workspace, and the answers are compared (conformance/PROTOCOL.md). Exit status 1 when a case
-failed, a baseline entry is stale, or no case was sent.`,
+failed (expected failures of the -baseline aside), a baseline entry is stale, the target did not close
+cleanly, or no case was sent; the summary's last lines say which.`,
 		examples: []string{
 			"conformance toolregistry -- python3 conformance/examples/python/toolregistry_target.py",
 			"conformance rye -mcp -trusted -- agentbash serve rye -workspace {workspace}",
+			"conformance toolregistry -baseline conformance/examples/python/baseline.yaml -junit report.xml -- python3 conformance/examples/python/toolregistry_target.py",
+			"conformance toolregistry -baseline conformance/examples/python/baseline.yaml -update-baseline -- python3 conformance/examples/python/toolregistry_target.py",
+			"conformance toolregistry -run basics -v -json -- python3 conformance/examples/python/toolregistry_target.py > report.json",
 		},
 	}
 	specCmd = &command{
@@ -303,9 +310,22 @@ func (e *usageErr) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageErr{fmt.Sprintf(format, a...)} }
 
-// didYouMean returns " (did you mean X?)" for the name of names nearest s, or "".
+// didYouMean returns " (did you mean X?)" for the name of names nearest s, or "". A name too far for a
+// typo is still suggested when it is the only one that s (three characters at least) begins: "codegen" is
+// codegensandbox cut short.
 func didYouMean(s string, names []string, prefix string) string {
-	if n := spec.Nearest(s, names); n != "" {
+	n := spec.Nearest(s, names)
+	if n == "" && len(s) >= 3 {
+		for _, name := range names {
+			if strings.HasPrefix(strings.ToLower(name), strings.ToLower(s)) {
+				if n != "" {
+					return ""
+				}
+				n = name
+			}
+		}
+	}
+	if n != "" {
 		return fmt.Sprintf(" (did you mean %s%s?)", prefix, n)
 	}
 	return ""

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -9,10 +10,12 @@ import (
 	"os/signal"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentbash/agentbash/conformance"
 	"github.com/agentbash/agentbash/conformance/model"
+	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -63,8 +66,11 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	mcpHTTP := fs.String("mcp-http", "", "the target is the MCP server at this streamable HTTP `URL` (needs -workspace)")
 	mcpSSE := fs.String("mcp-sse", "", "the target is the MCP server at this HTTP+SSE `URL` (needs -workspace)")
 	workspace := fs.String("workspace", "", "the workspace `DIR` the MCP server at -mcp-http or -mcp-sse serves: emptied and set up before each case")
-	run := fs.String("run", "", "run only the cases whose name matches `REGEXP`")
-	skip := fs.String("skip", "", "leave out the cases whose name matches `REGEXP`")
+	run := fs.String("run", "", "run only the cases whose name or group matches `REGEXP`")
+	skip := fs.String("skip", "", "leave out the cases whose name or group matches `REGEXP`")
+	startup := fs.Duration("startup", 0, "`TIME` an MCP stdio server has to start and answer initialize, apart from each case's bound (default 60s)")
+	var notes notifications
+	fs.Var(&notes, "notify", "send the JSON-RPC notification `METHOD[=PARAMS-JSON]` to an MCP server right after initialize (repeatable; besides the spec's conformance.notifications)")
 	deadline := fs.Duration("deadline", 0, "`TIME` the target has to answer each request (default: the case's bound plus 10s)")
 	parallel := fs.Int("parallel", 1, "`N` cases run at once (a wire target then has several requests in flight)")
 	timeScale := fs.Float64("time-scale", 1, "multiply every case's time bound by `F` (a slow or loaded machine)")
@@ -132,6 +138,9 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	if *parallel > 1 {
 		opts = append(opts, conformance.Parallel(*parallel))
 	}
+	if *startup > 0 {
+		opts = append(opts, conformance.StartupDeadline(*startup))
+	}
 	if *timeScale != 1 && *timeScale > 0 {
 		opts = append(opts, conformance.TimeScale(*timeScale))
 	}
@@ -150,7 +159,9 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentbash conformance: %s: %v\n", f.flag, err)
 			return 2
 		}
-		match := func(c conformance.Case) bool { return re.MatchString(c.Name) }
+		match := func(c conformance.Case) bool {
+			return re.MatchString(c.Name) || (c.Group != "" && re.MatchString(c.Group))
+		}
 		if f.keep {
 			opts = append(opts, conformance.Filter(match))
 		} else {
@@ -190,10 +201,13 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	}
 	var target conformance.Target
 	switch {
-	case *mcpHTTP != "":
-		target = conformance.MCPHTTP(*mcpHTTP, *workspace)
-	case *mcpSSE != "":
-		target = conformance.MCPSSE(*mcpSSE, *workspace)
+	case *mcpHTTP != "" || *mcpSSE != "":
+		m := conformance.MCPHTTP(*mcpHTTP, *workspace)
+		if *mcpSSE != "" {
+			m = conformance.MCPSSE(*mcpSSE, *workspace)
+		}
+		m.Notifications = append(specNotifications(v), notes...)
+		target = m
 	case api != "":
 		m := conformance.Model(api, argv...)
 		m.Files, m.PerCase, m.Record = files, *perCase, *record
@@ -207,11 +221,12 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 		target = m
 	case *mcpStdio:
 		m := conformance.MCP(argv...)
-		m.Stderr = stderr
+		m.Stderr = &linePrefixer{w: stderr, prefix: "target stderr | "}
+		m.Notifications = append(specNotifications(v), notes...)
 		target = m
 	default:
 		w := conformance.Wire(argv...)
-		w.Stderr = stderr
+		w.Stderr = &linePrefixer{w: stderr, prefix: "target stderr | "}
 		target = w
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -248,6 +263,9 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	}
 	if report.Ran() == 0 {
 		fmt.Fprintln(stderr, "agentbash conformance: no case was sent to the target (check -run, -skip and -trusted)")
+		if !*asJSON {
+			fmt.Fprintln(stdout, "the run fails: no case was sent to the target")
+		}
 		return 1
 	}
 	if *update {
@@ -262,10 +280,75 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentbash conformance: wrote %s\n", *baseline)
 		return 0
 	}
-	if !report.OK() {
+	if why := report.Why(); len(why) > 0 {
 		return 1
 	}
 	return 0
+}
+
+// notifications is a repeatable -notify METHOD[=PARAMS-JSON] flag.
+type notifications []target.Notification
+
+func (n *notifications) String() string { return fmt.Sprint(len(*n)) }
+
+func (n *notifications) Set(s string) error {
+	method, params, hasParams := strings.Cut(s, "=")
+	if method == "" {
+		return fmt.Errorf("want METHOD or METHOD=PARAMS-JSON, got %q", s)
+	}
+	note := target.Notification{Method: method}
+	if hasParams {
+		if !json.Valid([]byte(params)) {
+			return fmt.Errorf("the params of %s are not JSON: %s", method, params)
+		}
+		note.Params = json.RawMessage(params)
+	}
+	*n = append(*n, note)
+	return nil
+}
+
+// specNotifications are the notifications the spec's conformance block names.
+func specNotifications(v *spec.Variant) []target.Notification {
+	var out []target.Notification
+	if v.Conformance == nil {
+		return nil
+	}
+	for _, n := range v.Conformance.Notifications {
+		var params json.RawMessage
+		if n.Params != nil {
+			params, _ = json.Marshal(n.Params)
+		}
+		out = append(out, target.Notification{Method: n.Method, Params: params})
+	}
+	return out
+}
+
+// linePrefixer writes each line with a prefix (the target's stderr, told apart from the suite's lines).
+type linePrefixer struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	mid    bool // within a line
+}
+
+func (l *linePrefixer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b []byte
+	for _, c := range p {
+		if !l.mid {
+			b = append(b, l.prefix...)
+			l.mid = true
+		}
+		b = append(b, c)
+		if c == '\n' {
+			l.mid = false
+		}
+	}
+	if _, err := l.w.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // listCases prints the names of the cases a run would have, one per line (a skipped case with its reason).

@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -201,15 +202,71 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		b, _ := jsonenc.Marshal(te)
 		fmt.Fprintln(stderr, string(b))
+		if hint := dashedHint(pos[0], t, raw); dashed && hint != "" {
+			fmt.Fprintln(stderr, hint)
+		}
 		return 1
 	}
 	var text string
 	if t.Results.Format == spec.FormatText && json.Unmarshal(res, &text) == nil {
+		// The text as the host receives it; on a terminal, a final newline the text lacks is added so
+		// that the shell's prompt does not follow it on the same line (a pipe or file gets the bytes).
+		if text != "" && !strings.HasSuffix(text, "\n") && isTerminal(stdout) {
+			text += "\n"
+		}
 		io.WriteString(stdout, text)
 		return 0
 	}
 	stdout.Write(append(res, '\n'))
 	return 0
+}
+
+// dashedHint says, after an error the tool raised for a call of the -- form that left out a parameter the
+// tool requires, how to send it: the parameters missing and a -params line that sends them. It is "" when
+// the call sent every required parameter (the error is then about what was sent, in the variant's words).
+func dashedHint(variant string, t *spec.Tool, sent json.RawMessage) string {
+	cmd := t.Param(spec.RoleCommand)
+	var missing []string
+	example := "{" + strconv.Quote(cmd.Name) + ":" + string(field(sent, cmd.Name))
+	for _, p := range t.Params {
+		if p.Name != cmd.Name && p.Required {
+			missing = append(missing, p.Name)
+			example += "," + strconv.Quote(p.Name) + ":" + placeholder(p)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("agentbash run: the -- form sends only %s; %s also requires %s: give every parameter with -params, as in\n  agentbash run %s -params '%s'",
+		cmd.Name, t.Name, strings.Join(missing, ", "), variant, strings.ReplaceAll(example+"}", "'", `'\''`))
+}
+
+// field returns the JSON of the field name of the object raw.
+func field(raw json.RawMessage, name string) json.RawMessage {
+	var m map[string]json.RawMessage
+	json.Unmarshal(raw, &m)
+	return m[name]
+}
+
+// placeholder is a value of p's type for an example: its default, else a value its checks accept.
+func placeholder(p spec.Param) string {
+	if p.Default != nil {
+		if b, err := json.Marshal(p.Default); err == nil {
+			return string(b)
+		}
+	}
+	switch p.Type {
+	case spec.TypeInteger, spec.TypeNumber:
+		if p.Minimum != nil {
+			return strconv.FormatFloat(max(*p.Minimum, 1), 'g', -1, 64)
+		}
+		return "1"
+	case spec.TypeBoolean:
+		return "false"
+	case spec.TypeObject:
+		return "{}"
+	}
+	return strconv.Quote(strings.ToUpper(p.Name))
 }
 
 // cmdList prints the built-in variants, one a line; with -host, only those whose model-facing contract

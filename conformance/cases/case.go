@@ -156,11 +156,34 @@ func (ti *toolInfo) params(set map[string]any) json.RawMessage {
 			continue
 		}
 		if p.Required {
-			fs = append(fs, field{p.Name, plainValue(p)})
+			fs = append(fs, field{p.Name, ti.plain(p)})
 		}
 	}
 	return object(fs...)
 }
+
+// Params builds a call of t as the cases do: the parameters set (by role, or by name for those without
+// one) in the tool's order, and every other required parameter with a plain value.
+func Params(t *spec.Tool, set map[string]any) json.RawMessage { return (&toolInfo{t: t}).params(set) }
+
+// plain is the value a required parameter the case does not set is sent with: a yield window long enough
+// for the case's command to finish (its default, when that is at least finishWindow; else finishWindow,
+// within the window's range: a window closes when the command exits, so a long one costs nothing), else
+// plainValue.
+func (ti *toolInfo) plain(p spec.Param) any {
+	if p.Role == spec.RoleYield && ti.t.Session != nil && ti.t.Session.Yield != nil {
+		y := ti.t.Session.Yield
+		d := window(ti.t, y.Default)
+		if d < finishWindow {
+			d = finishWindow
+		}
+		return yieldValue(ti.t, d, false)
+	}
+	return plainValue(p)
+}
+
+// finishWindow is the least yield window a case sends for a required yield parameter it does not set.
+const finishWindow = 4 * time.Second
 
 // omit leaves a parameter out even when it is required.
 var omit = &struct{ omitted bool }{}
@@ -168,6 +191,9 @@ var omit = &struct{ omitted bool }{}
 func plainValue(p spec.Param) any {
 	if p.Default != nil {
 		return p.Default
+	}
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
 	}
 	switch p.Type {
 	case spec.TypeInteger, spec.TypeNumber:
@@ -566,15 +592,30 @@ func (b *builder) workdirs() {
 
 func (b *builder) otherRoles() {
 	// The parameters the runtime only records (role none) are sent once, each with a plain value.
+	// A parameter the spec's conformance block fixes is left out: its value means more to the target than
+	// the spec says (a program to run).
 	recorded := map[string]any{}
 	for _, p := range b.ti.t.Params {
-		if (p.Role == spec.RoleNone || p.Role == "") && !p.Required {
+		if (p.Role == spec.RoleNone || p.Role == "") && !p.Required && !b.ti.v.Conformance.IsFixed(b.ti.t, p.Name) {
 			recorded[p.Name] = plainValue(p)
 		}
 	}
 	if len(recorded) > 0 {
 		b.cmd("recorded parameters", "echo recorded", recorded, Case{NoSurvivors: true,
 			About: "every parameter the runtime only records, with a plain value"})
+	}
+	// Each value of an enum is accepted, and one outside it is invalid.
+	for _, p := range b.ti.t.Params {
+		if len(p.Enum) == 0 || b.ti.v.Conformance.IsFixed(b.ti.t, p.Name) || (p.Role != spec.RoleNone && p.Role != "") {
+			continue
+		}
+		f := []string{"tool " + b.ti.t.Name + " enum " + p.Name}
+		for _, e := range p.Enum {
+			b.cmd(p.Name+" "+e, "echo listed", map[string]any{p.Name: e}, Case{NoSurvivors: true, Features: f,
+				About: "a value of the parameter's enum"})
+		}
+		b.cmd(p.Name+" outside its enum", "echo unlisted", map[string]any{p.Name: "conformance-unlisted"}, Case{NoSurvivors: true, Features: f,
+			About: "a value the parameter's enum does not list is invalid"})
 	}
 	if b.ti.role(spec.RoleEnv) != nil {
 		b.cmd("env parameter", `echo "$CONFORMANCE_VAR"`, map[string]any{"env": map[string]string{"CONFORMANCE_VAR": "from env"}},

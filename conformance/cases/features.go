@@ -10,7 +10,7 @@ import (
 // Features lists the features of a spec that the battery can exercise, sorted: each parameter of each
 // tool ("tool bash param command"), each required, not_empty and not_blank check ("tool Bash check
 // required description"), the timeout rules and the working-directory checks, output and result
-// truncation, invalid parameters, unknown shell ids, carried state, and every rule of every policy a tool checks ("policy
+// truncation, the values of enums, invalid parameters, unknown shell ids, carried state, and every rule of every policy a tool checks ("policy
 // toolregistry_deny rule sudo"; each pattern of a rule's list on its own: "rule dangerous[2]"). A report
 // counts those its cases exercised (a case exercises its Features and the parameters it sends).
 func Features(v *spec.Variant) []string {
@@ -28,6 +28,9 @@ func Features(v *spec.Variant) []string {
 		}
 		for _, q := range t.Params {
 			fs = append(fs, p+"param "+q.Name)
+			if len(q.Enum) > 0 && (q.Role == "" || q.Role == spec.RoleNone) && !v.Conformance.IsFixed(t, q.Name) {
+				fs = append(fs, p+"enum "+q.Name)
+			}
 		}
 		for _, ch := range t.Checks {
 			switch {

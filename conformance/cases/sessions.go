@@ -52,6 +52,8 @@ func window(t *spec.Tool, v any) time.Duration {
 	switch x := v.(type) {
 	case int64:
 		f = float64(x)
+	case int:
+		f = float64(x)
 	case float64:
 		f = x
 	}
@@ -106,10 +108,11 @@ func (b *builder) sessions() {
 		}
 		return sessionParams(start, set)
 	}
-	// poll is a call that waits for the session of call n: an empty write, or a read.
+	// poll is a call that waits for the session of call n: an empty write, or a read (the spec's
+	// conformance poll: read, or no write tool).
 	poll := func(n int) (Step, bool) {
 		switch {
-		case st.write != nil:
+		case st.write != nil && (b.ti.v.Conformance == nil || b.ti.v.Conformance.Poll != spec.PollRead):
 			return Step{Tool: st.write.Name, Params: sessionParams(st.write, map[string]any{"session_id": token(n), "stdin": "", "yield": long(st.write, true)})}, true
 		case st.read != nil:
 			return Step{Tool: st.read.Name, Params: sessionParams(st.read, map[string]any{"session_id": token(n), "yield": long(st.read, false)})}, true

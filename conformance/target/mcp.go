@@ -9,14 +9,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/runtime/serve"
 )
 
@@ -30,8 +32,11 @@ const mcpNoClass = "ToolError"
 // MCPTarget is an MCP server over stdio, driven with the official SDK's client. An MCP server has one
 // workspace for its lifetime, so it is started for each case's workspace, with that directory as its
 // working directory and "{workspace}" in its argv replaced by the path, and stopped (EOF, then a kill
-// after ExitWait) once the case is judged. Lines on its stdout that are not JSON (a log line before the
-// first message) are skipped and reported as warnings.
+// after ExitWait) once the case is judged. It runs in a process group of its own and every process it
+// starts carries a marker in its environment (runtime/proc, and ServerMarker): when its case ends, the
+// marked processes still running besides the server are reported and everything it started is killed and
+// reaped. Lines on its stdout that are not JSON (a log line before the first message) are skipped and
+// reported as warnings.
 type MCPTarget struct {
 	// Argv is the server's program and arguments; "{workspace}" in any of them is replaced.
 	Argv []string
@@ -41,7 +46,21 @@ type MCPTarget struct {
 	Stderr io.Writer
 	// ExitWait is how long the server may take to exit after EOF before it is killed (default 5 s).
 	ExitWait time.Duration
+	// Notifications are sent, in order, right after the client's notifications/initialized: what a
+	// server needs to hear before its tools work.
+	Notifications []Notification
 }
+
+// Notification is a JSON-RPC notification the client sends after the initialize handshake (npm
+// @openai/codex-shell-tool-mcp waits for codex/sandbox-state/update before it runs anything).
+type Notification struct {
+	Method string          `json:"method" yaml:"method"`
+	Params json.RawMessage `json:"params,omitempty" yaml:"-"`
+}
+
+// ServerMarker is the variable the suite sets in the environment of an MCP stdio server it starts; every
+// process the server starts inherits it, unless it clears its environment.
+const ServerMarker = "AGENTBASH_CONFORMANCE_SERVER"
 
 // MCP returns the MCP stdio server started as argv.
 func MCP(argv ...string) *MCPTarget { return &MCPTarget{Argv: argv} }
@@ -49,36 +68,37 @@ func MCP(argv ...string) *MCPTarget { return &MCPTarget{Argv: argv} }
 // Name describes the target.
 func (m *MCPTarget) Name() string { return "mcp stdio: " + strings.Join(m.Argv, " ") }
 
-// Open prepares the target; a server starts with the first call in each workspace.
+// Open prepares the target; a server starts with the first call in each workspace (or when the suite
+// prepares the workspace).
 func (m *MCPTarget) Open(context.Context) (Conn, error) {
 	if len(m.Argv) == 0 {
 		return nil, errors.New("conformance: MCP target has no command")
 	}
-	return &mcpStdioConn{m: m, byWS: map[string]*mcpServer{}, warn: &warnings{}}, nil
+	return &mcpStdioConn{m: m, byWS: map[string]*mcpServer{}, warn: &warnings{}, id: fmt.Sprintf("%d-%d", os.Getpid(), serverRuns.Add(1))}, nil
 }
+
+var serverRuns atomic.Int64
 
 // mcpStdioConn runs one server per workspace in use.
 type mcpStdioConn struct {
 	m    *MCPTarget
 	warn *warnings
+	id   string // this run's part of the servers' markers
 
-	mu       sync.Mutex
-	byWS     map[string]*mcpServer
-	stopErrs []error
+	mu   sync.Mutex
+	byWS map[string]*mcpServer
+	n    int
 }
 
 // mcpServer is one server process and its client session.
 type mcpServer struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	p       *proc.Process
+	marker  string // NAME=VALUE, in the environment of everything it starts
 	stdout  *os.File
-	stderr  *os.File
-	exited  chan struct{}
-	waitErr error
 	tail    *tailBuffer
 	session *mcp.ClientSession
 	cancel  context.CancelFunc
-	stderrW sync.WaitGroup
+	own     []int // the server's processes once it had answered initialize
 }
 
 // connectMCP connects a client session within ctx's deadline; the session itself lives until the returned
@@ -119,9 +139,15 @@ func (c *mcpStdioConn) Call(ctx context.Context, req Request) (Answer, error) {
 	}
 	ans, err := callMCP(ctx, s.session, req)
 	if err != nil {
-		return Answer{}, fmt.Errorf("MCP server (pid %d): %v%s", s.cmd.Process.Pid, err, tailNote(s.tail))
+		return Answer{}, fmt.Errorf("MCP server (pid %d): %v%s", s.p.Pid(), err, tailNote(s.tail))
 	}
 	return ans, nil
+}
+
+// prepare starts the workspace's server before the case's time starts.
+func (c *mcpStdioConn) prepare(ctx context.Context, ws string) error {
+	_, err := c.server(ctx, ws)
+	return err
 }
 
 // server returns the workspace's server, starting it and running the initialize handshake.
@@ -135,104 +161,139 @@ func (c *mcpStdioConn) server(ctx context.Context, ws string) (*mcpServer, error
 	for i, a := range c.m.Argv {
 		argv[i] = strings.ReplaceAll(a, "{workspace}", ws)
 	}
-	s := &mcpServer{exited: make(chan struct{}), tail: &tailBuffer{max: 4 << 10}}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = ws, c.m.Env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	c.n++
+	s := &mcpServer{tail: &tailBuffer{max: 4 << 10}, marker: fmt.Sprintf("%s=%s-%d", ServerMarker, c.id, c.n)}
+	env := c.m.Env
+	if env == nil {
+		env = os.Environ()
 	}
+	env = append(append([]string(nil), env...), s.marker)
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeFiles(outR, outW)
-		return nil, err
+	var stderr io.Writer = s.tail
+	if c.m.Stderr != nil {
+		stderr = io.MultiWriter(s.tail, c.m.Stderr)
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
-	closeFiles(outW, errW)
+	// The server's stdout is the pipe itself (no copy): the client reads it as it comes.
+	s.p, err = proc.Start(proc.Spec{Argv: argv, Dir: ws, Env: env, Stdout: outW, Stderr: stderr, OpenStdin: true, Grace: time.Second})
+	outW.Close()
 	if err != nil {
-		closeFiles(outR, errR)
+		outR.Close()
 		return nil, fmt.Errorf("conformance: starting the MCP server: %w", err)
 	}
-	s.cmd, s.stdin, s.stdout, s.stderr = cmd, stdin, outR, errR
-	s.stderrW.Add(1)
-	go func() {
-		defer s.stderrW.Done()
-		var dst io.Writer = s.tail
-		if c.m.Stderr != nil {
-			dst = io.MultiWriter(s.tail, c.m.Stderr)
-		}
-		_, _ = io.Copy(dst, errR)
-	}()
-	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	t := &mcp.IOTransport{Reader: jsonLines(outR, c.warn), Writer: stdin, MaxLineLength: -1}
+	s.stdout = outR
+	var t mcp.Transport = &mcp.IOTransport{Reader: jsonLines(outR, c.warn), Writer: stdinWriter{s.p}, MaxLineLength: -1}
+	if len(c.m.Notifications) > 0 {
+		t = &notifyingTransport{t: t, notes: c.m.Notifications}
+	}
 	s.session, s.cancel, err = connectMCP(ctx, t)
 	if err != nil {
 		s.stop(time.Second)
-		return nil, fmt.Errorf("MCP server (pid %d) did not complete the initialize handshake: %v%s", cmd.Process.Pid, err, tailNote(s.tail))
+		return nil, fmt.Errorf("MCP server (pid %d) did not complete the initialize handshake: %v%s", s.p.Pid(), err, tailNote(s.tail))
 	}
+	s.own = markedProcesses(s.marker)
 	c.byWS[ws] = s
 	return s, nil
 }
 
-// stop ends a server: EOF, then a kill after wait. It reports whether the server exited by itself.
-func (s *mcpServer) stop(wait time.Duration) bool {
+// stdinWriter writes to a run's stdin; Close closes it (EOF for the server).
+type stdinWriter struct{ p *proc.Process }
+
+func (w stdinWriter) Write(b []byte) (int, error) { return w.p.WriteStdin(b, time.Time{}) }
+func (w stdinWriter) Close() error                { return w.p.CloseStdin() }
+
+// stop ends a server as the MCP lifecycle says a client shuts a stdio server down: EOF; after wait,
+// SIGTERM; after wait again, a kill. Either way everything it started is killed and reaped (runtime/proc).
+// It reports whether the server exited without the kill, and whether it took SIGTERM to end it.
+func (s *mcpServer) stop(wait time.Duration) (exited, termed bool) {
 	if s.session != nil {
 		_ = s.session.Close()
 		s.cancel()
 	}
-	_ = s.stdin.Close()
+	_ = s.p.CloseStdin()
 	if wait <= 0 {
 		wait = 5 * time.Second
 	}
+	exited = true
 	select {
-	case <-s.exited:
+	case <-s.p.Done():
 	case <-time.After(wait):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-		s.release()
-		return false
+		termed = terminate(s.p.Pid()) == nil
+		select {
+		case <-s.p.Done():
+		case <-time.After(wait):
+			exited = false
+		}
+		if !termed {
+			exited = false
+		}
+		s.p.Kill()
 	}
-	s.release()
-	return true
-}
-
-// release closes our end of the server's stdout (unblocking the reader even if a child of the server still
-// holds it) and waits for its stderr to be copied, for a bounded time (a child of the server may hold it).
-func (s *mcpServer) release() {
+	s.p.Wait()
 	s.stdout.Close()
-	done := make(chan struct{})
-	go func() {
-		s.stderrW.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-		s.stderr.Close()
-		<-done
-	}
-	s.stderr.Close()
+	return exited, termed
 }
 
-// endCase stops the server of a workspace once its case is judged.
-func (c *mcpStdioConn) endCase(ws string) {
+// endCase stops the server of a workspace once its case is judged: the processes it started that still
+// run (but those it had once it answered initialize) are reported, and everything is killed and reaped.
+func (c *mcpStdioConn) endCase(ws string) []string {
 	c.mu.Lock()
 	s, ok := c.byWS[ws]
 	delete(c.byWS, ws)
 	c.mu.Unlock()
-	if ok && !s.stop(c.m.ExitWait) {
-		c.mu.Lock()
-		c.stopErrs = append(c.stopErrs, fmt.Errorf("MCP server did not exit within %s of EOF; killed it (pid %d)", c.m.ExitWait, s.cmd.Process.Pid))
-		c.mu.Unlock()
+	if !ok {
+		return nil
 	}
+	return c.end(s)
+}
+
+func (c *mcpStdioConn) end(s *mcpServer) []string {
+	var problems []string
+	for _, pr := range s.survivors() {
+		problems = append(problems, "left a process running: "+describeProcess(pr)+"; killed it")
+	}
+	wait := c.m.ExitWait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	switch exited, termed := s.stop(wait); {
+	case !exited:
+		problems = append(problems, fmt.Sprintf("the MCP server did not exit within %s of EOF, nor within %s of SIGTERM; killed it with everything it started", wait, wait))
+	case termed:
+		c.warn.add("the MCP server did not exit at EOF; SIGTERM ended it, as the MCP lifecycle allows", fmt.Sprintf("within %s", wait))
+	}
+	if left := markedProcesses(s.marker); len(left) > 0 {
+		for _, pr := range left {
+			problems = append(problems, "a process the MCP server started outlived it and could not be killed: "+describeProcess(pr))
+		}
+	}
+	return problems
+}
+
+// survivorSettle is how long a process the server started may take to end by itself once the case is
+// judged before it counts as left running: a server's own short helper (desktop-commander runs
+// `python3 --version` now and then) is not a process the case left behind.
+const survivorSettle = time.Second
+
+// survivors are the processes the server started that still run (but those it had once it answered
+// initialize), after survivorSettle for them to end.
+func (s *mcpServer) survivors() []int {
+	list := func() []int {
+		var out []int
+		for _, pr := range markedProcesses(s.marker) {
+			if pr != s.p.Pid() && !slices.Contains(s.own, pr) {
+				out = append(out, pr)
+			}
+		}
+		return out
+	}
+	left := list()
+	for end := time.Now().Add(survivorSettle); len(left) > 0 && time.Now().Before(end); left = list() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return left
 }
 
 // ownPIDs are the running servers, whose working directories are the cases' workspaces.
@@ -241,28 +302,84 @@ func (c *mcpStdioConn) ownPIDs() []int {
 	defer c.mu.Unlock()
 	var pids []int
 	for _, s := range c.byWS {
-		pids = append(pids, s.cmd.Process.Pid)
+		pids = append(pids, s.p.Pid())
+		pids = append(pids, s.own...)
 	}
 	return pids
 }
 
 func (c *mcpStdioConn) Capabilities() Capabilities {
-	return Capabilities{OwnPIDs: c.ownPIDs, EndCase: c.endCase, Warnings: c.warn.all}
+	return Capabilities{OwnPIDs: c.ownPIDs, Prepare: c.prepare, EndCase: c.endCase, Warnings: c.warn.all}
 }
 
 func (c *mcpStdioConn) Close() error {
 	c.mu.Lock()
-	var wss []string
-	for ws := range c.byWS {
-		wss = append(wss, ws)
+	var servers []*mcpServer
+	for ws, s := range c.byWS {
+		servers = append(servers, s)
+		delete(c.byWS, ws)
 	}
 	c.mu.Unlock()
-	for _, ws := range wss {
-		c.endCase(ws)
+	var errs []error
+	for _, s := range servers {
+		for _, p := range c.end(s) {
+			errs = append(errs, errors.New(p))
+		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return errors.Join(c.stopErrs...)
+	return errors.Join(errs...)
+}
+
+// notifyingTransport sends notifications right after the client's notifications/initialized.
+type notifyingTransport struct {
+	t     mcp.Transport
+	notes []Notification
+}
+
+func (n *notifyingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := n.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &notifyingConn{Connection: conn, notes: n.notes}, nil
+}
+
+// notifyingConn sends the notifications right after notifications/initialized; with a server that the
+// client reaches without that handshake (MCP's stateless server/discover, which the go-sdk client uses
+// when the server offers it), right before the first other request.
+type notifyingConn struct {
+	mcp.Connection
+	notes []Notification
+	sent  atomic.Bool
+}
+
+func (c *notifyingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	r, isReq := msg.(*jsonrpc.Request)
+	handshake := isReq && (r.Method == "initialize" || r.Method == "server/discover" || r.Method == "notifications/initialized")
+	if isReq && !handshake && !c.sent.Swap(true) {
+		if err := c.notify(ctx); err != nil {
+			return err
+		}
+	}
+	if err := c.Connection.Write(ctx, msg); err != nil {
+		return err
+	}
+	if isReq && r.Method == "notifications/initialized" && !r.ID.IsValid() && !c.sent.Swap(true) {
+		return c.notify(ctx)
+	}
+	return nil
+}
+
+func (c *notifyingConn) notify(ctx context.Context) error {
+	for _, n := range c.notes {
+		params := n.Params
+		if len(params) == 0 {
+			params = json.RawMessage("{}")
+		}
+		if err := c.Connection.Write(ctx, &jsonrpc.Request{Method: n.Method, Params: params}); err != nil {
+			return fmt.Errorf("sending the notification %s: %w", n.Method, err)
+		}
+	}
+	return nil
 }
 
 // MCPURLTarget is an MCP server already running at a URL, over streamable HTTP or HTTP+SSE, driven with the
@@ -276,6 +393,8 @@ type MCPURLTarget struct {
 	SSE bool
 	// Workspace is the directory the server serves as its workspace.
 	Workspace string
+	// Notifications are sent, in order, right after the client's notifications/initialized.
+	Notifications []Notification
 }
 
 // MCPHTTP returns the streamable HTTP MCP server at url, serving workspace.
@@ -319,6 +438,9 @@ func (c *mcpURLConn) connect(ctx context.Context) error {
 	var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: c.m.URL, MaxRetries: -1}
 	if c.m.SSE {
 		t = &mcp.SSEClientTransport{Endpoint: c.m.URL}
+	}
+	if len(c.m.Notifications) > 0 {
+		t = &notifyingTransport{t: t, notes: c.m.Notifications}
 	}
 	s, cancel, err := connectMCP(ctx, t)
 	if err != nil {
@@ -429,12 +551,12 @@ func jsonLines(r io.Reader, warn *warnings) io.ReadCloser {
 						return
 					}
 				} else {
-					warn.add("the MCP server wrote a line that is not JSON (skipped): " + clip(string(t), 200))
+					warn.add("the MCP server wrote a line that is not JSON (skipped)", clip(string(t), 200))
 				}
 			}
 			if err != nil {
 				if err != io.EOF && !errors.Is(err, os.ErrClosed) {
-					warn.add(fmt.Sprintf("reading the MCP server's stdout: %v", err))
+					warn.add("reading the MCP server's stdout", err.Error())
 				}
 				pw.CloseWithError(io.EOF)
 				return

@@ -141,7 +141,7 @@ func (c *modelConn) Capabilities() Capabilities {
 }
 
 // endCase ends the host of a case's workspace (PerCase).
-func (c *modelConn) endCase(ws string) {
+func (c *modelConn) endCase(ws string) []string {
 	c.mu.Lock()
 	h := c.hosts[ws]
 	delete(c.hosts, ws)
@@ -149,6 +149,7 @@ func (c *modelConn) endCase(ws string) {
 	if h != nil {
 		c.end(h)
 	}
+	return nil
 }
 
 // hostRun is one start of the host, with its model server.
@@ -263,12 +264,12 @@ func (c *modelConn) end(h *hostRun) {
 	select {
 	case <-h.host.Done():
 	case <-time.After(wait):
-		c.warn.add(fmt.Sprintf("the host (pid %d) did not exit within %s of the final answer; killed it", h.host.Pid(), wait))
+		c.warn.add(fmt.Sprintf("the host did not exit within %s of the final answer; killed it", wait), fmt.Sprintf("pid %d", h.host.Pid()))
 	}
 	h.host.Close()
 	h.srv.Close()
 	for _, w := range h.srv.Warnings() {
-		c.warn.add(fmt.Sprintf("host start %d: %s", h.n, w))
+		c.warn.add(fmt.Sprintf("host start %d: %s", h.n, w), "")
 	}
 	closeFiles(h.out...)
 }

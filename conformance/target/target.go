@@ -52,8 +52,15 @@ type Capabilities struct {
 	// OwnPIDs lists the target's own processes, which run in a case's workspace (an MCP server started
 	// there): they are not processes a call left running.
 	OwnPIDs func() []int
-	// EndCase releases what the conn holds for a workspace (an MCP stdio server) once its case is judged.
-	EndCase func(workspace string)
+	// Prepare makes the conn ready for a case's workspace before the case's time starts (an MCP stdio
+	// server started and past its initialize handshake): a slow start is bounded by the run's start-up
+	// deadline, not by the case's time bound.
+	Prepare func(ctx context.Context, workspace string) error
+	// EndCase releases what the conn holds for a workspace (an MCP stdio server) once its case is judged:
+	// it kills and reaps everything the target started for the case, and returns what went wrong, each
+	// process that was still running ("left a process running: pid N (command)") and a server that did
+	// not exit at EOF, for the suite to report as problems of the case.
+	EndCase func(workspace string) []string
 	// CallParallel takes the copies of a repeated step as one request (a model target: parallel tool
 	// calls in one answer of the model).
 	CallParallel func(ctx context.Context, reqs []Request) ([]Answer, error)
@@ -102,6 +109,11 @@ func AnswerOf(res json.RawMessage, err error) (Answer, error) {
 		var te *runtime.ToolError
 		if errors.As(err, &te) {
 			return Answer{Error: &runtime.ToolError{Type: te.Type, Message: te.Message}}, nil
+		}
+		// A failure the spec makes a JSON-RPC error (code): an MCP client sees it as one.
+		var re *runtime.RPCError
+		if errors.As(err, &re) {
+			return Answer{Error: toolError("JSONRPCError", re.Message)}, nil
 		}
 		return Answer{}, err
 	}
@@ -174,7 +186,7 @@ func (c *inProcessConn) Call(ctx context.Context, req Request) (Answer, error) {
 func (c *inProcessConn) Capabilities() Capabilities {
 	caps := Capabilities{ChecksPoliciesFirst: true}
 	if c.pools != nil {
-		caps.EndCase = func(ws string) {
+		caps.EndCase = func(ws string) []string {
 			c.mu.Lock()
 			pool := c.pools[ws]
 			delete(c.pools, ws)
@@ -182,6 +194,7 @@ func (c *inProcessConn) Capabilities() Capabilities {
 			if pool != nil {
 				pool.Close()
 			}
+			return nil
 		}
 	}
 	if r, ok := c.x.(interface{ ResetWorkspace(string) error }); ok {

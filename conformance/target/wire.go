@@ -145,7 +145,7 @@ func startProc(argv []string, dir string, env []string, stderr io.Writer, warn *
 			}
 			if err != nil {
 				if err != io.EOF && !errors.Is(err, os.ErrClosed) {
-					warn.add(fmt.Sprintf("reading the target's stdout: %v", err))
+					warn.add("reading the target's stdout", err.Error())
 				}
 				return
 			}
@@ -172,7 +172,7 @@ func (p *wireProc) deliver(line []byte, warn *warnings) {
 		ID json.RawMessage `json:"id"`
 	}
 	if json.Unmarshal(line, &head) != nil || !bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) {
-		warn.add("the target wrote a line that is not a JSON object (skipped): " + clip(string(line), 200))
+		warn.add("the target wrote a line that is not a JSON object (skipped)", clip(string(line), 200))
 		return
 	}
 	key := idKey(head.ID)
@@ -181,7 +181,7 @@ func (p *wireProc) deliver(line []byte, warn *warnings) {
 	delete(p.pending, key)
 	p.mu.Unlock()
 	if !ok {
-		warn.add(fmt.Sprintf("the target answered id %s, which no request in flight has (skipped): %s", clip(string(head.ID), 40), clip(string(line), 200)))
+		warn.add("the target answered an id that no request in flight has (skipped)", fmt.Sprintf("id %s: %s", clip(string(head.ID), 40), clip(string(line), 200)))
 		return
 	}
 	ch <- line
@@ -442,21 +442,41 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 
 // warnings collects what a target did that is tolerated but worth saying.
 type warnings struct {
-	mu sync.Mutex
-	w  []string
+	mu    sync.Mutex
+	w     []string // every warning, in order (bounded), for failure messages
+	kinds []warningKind
+}
+
+// warningKind is one kind of warning: the first of them and how many there were.
+type warningKind struct {
+	kind, first string
+	n           int
 }
 
 // maxWarnings bounds the warnings kept.
 const maxWarnings = 100
 
-func (w *warnings) add(s string) {
+// add records a warning of a kind (the same words for every warning of that kind) with its detail (the
+// line, the id): the report shows each kind once, with its count and first detail.
+func (w *warnings) add(kind, detail string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	s := kind
+	if detail != "" {
+		s += ": " + detail
+	}
 	if len(w.w) < maxWarnings {
 		w.w = append(w.w, s)
 	} else if len(w.w) == maxWarnings {
 		w.w = append(w.w, "(more warnings not kept)")
 	}
+	for i := range w.kinds {
+		if w.kinds[i].kind == kind {
+			w.kinds[i].n++
+			return
+		}
+	}
+	w.kinds = append(w.kinds, warningKind{kind: kind, first: detail, n: 1})
 }
 
 func (w *warnings) len() int {
@@ -475,10 +495,22 @@ func (w *warnings) since(n int) string {
 	return "; meanwhile:\n" + indent(strings.Join(w.w[n:], "\n"), "    ")
 }
 
+// all is one line per kind of warning: its words, the first detail, and how many there were.
 func (w *warnings) all() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]string(nil), w.w...)
+	var out []string
+	for _, k := range w.kinds {
+		s := k.kind
+		if k.first != "" {
+			s += ": " + k.first
+		}
+		if k.n > 1 {
+			s = fmt.Sprintf("%s (%d times; the first shown)", s, k.n)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // tailBuffer keeps the last max bytes written.
