@@ -47,7 +47,7 @@ const (
 
 // Config says how to render a variant.
 type Config struct {
-	// Package is the Go package name of the output (default: the variant id).
+	// Package is the Go package name of the output (default: the variant id without its "-")
 	Package string
 	// SpecFile names the spec in the header: its path relative to the output file's directory, with
 	// forward slashes (for example "rye.yaml").
@@ -59,7 +59,7 @@ type Config struct {
 // included: GenerateFile sets it to cfg.SpecFile).
 func Generate(v *spec.Variant, cfg Config) ([]byte, error) {
 	if cfg.Package == "" {
-		cfg.Package = v.ID
+		cfg.Package = strings.ReplaceAll(v.ID, "-", "")
 	}
 	if cfg.SpecFile == "" {
 		return nil, fmt.Errorf("gen: Config.SpecFile is empty")

@@ -256,6 +256,7 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			}
 		}
 		if problem := typeProblem(p.Type, v); problem != "" {
+			c.data.Value = v
 			return c.invalid(p.Name, problem)
 		}
 	}

@@ -355,6 +355,17 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if tm.Expiry == ExpiryBackground && v.Background == nil {
 			c.errf(tp+"/expiry", "expiry background needs the variant's background block")
 		}
+		if tm.KillIf != "" {
+			if tm.Expiry != ExpiryBackground {
+				c.errf(tp+"/kill_if", "kill_if applies to expiry background")
+			}
+			if _, err := regexp.Compile(tm.KillIf); err != nil {
+				c.errf(tp+"/kill_if", "kill_if does not compile: %v", err)
+			}
+			if _, ok := cases[OutcomeTimeout]; !ok && kind == KindExec {
+				c.errf(ptr+"/results/cases", "timeout.kill_if needs a %q result case", OutcomeTimeout)
+			}
+		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
 		}
@@ -387,6 +398,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 		if o.Sanitize != "" && o.Decode != DecodeRaw {
 			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
+		}
+		if o.StripLeading != "" && !o.Strip {
+			c.errf(ptr+"/output/strip_leading", "strip_leading applies with strip: true")
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
 		c.budget(ptr+"/output", t)

@@ -12,7 +12,7 @@ type Variant struct {
 	// versions it uses are converted, each with a note; with it, those of later versions are errors.
 	SpecVersion int `yaml:"spec_version,omitempty" json:"spec_version,omitempty"`
 	// ID names the variant (lower case, digits, underscore); for built-ins it is the folder name.
-	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
+	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$"`
 	// Title is a one-line human name.
 	Title string `yaml:"title" json:"title"`
 	// Summary says in a sentence or two what the contract is.
@@ -120,7 +120,7 @@ type Shell struct {
 	Grace Duration `yaml:"grace,omitempty" json:"grace,omitempty"`
 	// SignalExit says what exit code a signal-killed shell reports: negative (-N, Python), zero (Node's
 	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
-	SignalExit SignalExit `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
+	SignalExit SignalExit `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell,enum=one"`
 	// SpawnError is the message template for a shell that cannot be started (missing program or working
 	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text), .Errno, .ErrnoName, .Strerror,
 	// .SpawnPath. It becomes the spawn_error.<ERRNO> outcome (spawn_error.ENOTDIR) when the tool has that
@@ -315,6 +315,10 @@ type Timeout struct {
 	// Expiry is what happens when the timeout passes: kill (the process group; the timeout outcome) or
 	// background (the process moves to the background registry; the background outcome).
 	Expiry Expiry `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
+	// KillIf, with expiry background, is a regular expression (RE2) searched in the command: a command it
+	// matches is killed at expiry instead (the timeout outcome), as a host that backgrounds only the
+	// commands it judges worth keeping.
+	KillIf string `yaml:"kill_if,omitempty" json:"kill_if,omitempty"`
 	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 	// Overflow is the host timer's clamp: a timeout above Above (in Unit) runs as Use instead (Node's
@@ -365,6 +369,10 @@ type Output struct {
 	Newlines Newlines `yaml:"newlines,omitempty" json:"newlines,omitempty" jsonschema:"enum=keep,enum=universal"`
 	// Strip removes leading and trailing white space as Python's str.strip() does.
 	Strip bool `yaml:"strip,omitempty" json:"strip,omitempty"`
+	// StripLeading says what strip removes at the start: all white space (the default), or only the blank
+	// lines (the white space up to the last newline before the first other character: JavaScript's
+	// replace(/^(\s*\n)+/, "") before trimEnd()).
+	StripLeading StripLeading `yaml:"strip_leading,omitempty" json:"strip_leading,omitempty" jsonschema:"enum=all,enum=blank_lines"`
 	// Sanitize makes raw text valid UTF-8 at the end: per_byte (Go encoding/json: one U+FFFD per invalid
 	// byte) or replace.
 	Sanitize Sanitize `yaml:"sanitize,omitempty" json:"sanitize,omitempty" jsonschema:"enum=per_byte,enum=replace"`
