@@ -139,6 +139,15 @@ func (v *Variant) check() Errors {
 		c.atMost("/background/retain", "retain", float64(b.Retain), MaxRetain)
 	}
 	c.sessions()
+	for i, m := range v.Masks {
+		re, err := regexp.Compile(m.Pattern)
+		switch {
+		case err != nil:
+			c.errf("/masks/"+strconv.Itoa(i)+"/pattern", "the mask does not compile: %v", err)
+		case re.MatchString(""):
+			c.errf("/masks/"+strconv.Itoa(i)+"/pattern", "the mask matches the empty string")
+		}
+	}
 	if g := v.Shell.Grace.D(); g > MaxGrace {
 		c.errf("/shell/grace", "grace %v is over the maximum %v", g, MaxGrace)
 	}

@@ -41,6 +41,10 @@ type Variant struct {
 	// namespaces, Linux only); a host's runtime.WithSandbox overrides it. Each command-running tool's
 	// description tells the model (Variant.ToolDescription).
 	Sandbox *Sandbox `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// Masks are what the conformance suite replaces, in both answers of a case, before it compares them:
+	// the paths and ids a host draws that no other run can match (its session's directory, its task ids).
+	// The runtime does not read them.
+	Masks []Mask `yaml:"masks,omitempty" json:"masks,omitempty"`
 
 	// Source cites where the contract comes from: the seed document and the upstream code, for a spec that
 	// reproduces one (optional for a tool of one's own).
@@ -522,4 +526,14 @@ type RedactRule struct {
 	// token's known prefix and part of its body): a match of it that reaches the end of a text cut there is
 	// redacted.
 	Partial string `yaml:"partial,omitempty" json:"partial,omitempty"`
+}
+
+// Mask replaces, in an answer the conformance suite compares, every match of a regular expression.
+type Mask struct {
+	// Pattern is a regular expression (RE2).
+	Pattern string `yaml:"pattern" json:"pattern"`
+	// Replace is what each match becomes; $1 or ${name} insert a group (Go's Regexp.ReplaceAllString).
+	Replace string `yaml:"replace" json:"replace"`
+	// Why says what the mask hides and why no two runs can match it.
+	Why string `yaml:"why,omitempty" json:"why,omitempty"`
 }
