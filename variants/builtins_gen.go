@@ -4,6 +4,7 @@ package variants
 
 import (
 	"github.com/agentbash/agentbash/variants/agentrail"
+	"github.com/agentbash/agentbash/variants/claude-code"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/rye"
@@ -14,6 +15,7 @@ import (
 // builtins holds each built-in variant, sorted by id: its generated package's Spec and New.
 var builtins = []builtin{
 	{"agentrail", agentrail.Spec, typed(agentrail.New)},
+	{"claude-code", claudecode.Spec, typed(claudecode.New)},
 	{"codegensandbox", codegensandbox.Spec, typed(codegensandbox.New)},
 	{"codex", codex.Spec, typed(codex.New)},
 	{"rye", rye.Spec, typed(rye.New)},

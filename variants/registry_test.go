@@ -12,6 +12,7 @@ import (
 	"github.com/agentbash/agentbash/spec"
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
+	claudecode "github.com/agentbash/agentbash/variants/claude-code"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
@@ -52,6 +53,7 @@ var builtins = []struct {
 	open func(ws string) (variants.Tool, error)
 }{
 	{"agentrail", agentrail.Definitions, func(ws string) (variants.Tool, error) { return agentrail.New(runtime.WithWorkspace(ws)) }},
+	{"claude-code", claudecode.Definitions, func(ws string) (variants.Tool, error) { return claudecode.New(runtime.WithWorkspace(ws)) }},
 	{"codegensandbox", codegensandbox.Definitions, func(ws string) (variants.Tool, error) {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
