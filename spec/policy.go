@@ -120,6 +120,10 @@ type PermissionPolicy struct {
 	EditTools []string `yaml:"edit_tools,omitempty" json:"edit_tools,omitempty"`
 	// AskMessage is the verdict message template for an ask decision (default: the policy's Message).
 	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
+	// Subcommands checks each command of a compound command apart (the commands its lists and pipelines
+	// join with ;, &, &&, ||, | and newlines, each as written): a deny of any denies, else an ask of any asks,
+	// else it is allowed. A command that does not parse is checked whole.
+	Subcommands bool `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
 }
 
 // ShellPolicy parses a command with mvdan.cc/sh/v3/syntax and checks every simple command it contains, in

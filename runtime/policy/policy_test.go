@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -349,6 +350,28 @@ func TestShellNoStateAcrossChecks(t *testing.T) {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		if got := back.Check(cmds[i]); !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("%q: %+v after the later commands, %+v after the earlier ones", cmds[i], got, want[i])
+		}
+	}
+}
+
+// TestSubcommands: the commands a compound command joins, each as written; a command that does not parse
+// has none (the permission policy then checks it whole).
+func TestSubcommands(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		want    []string
+	}{
+		{"git status", []string{"git status"}},
+		{"git status && rm -rf build", []string{"git status", "rm -rf build"}},
+		{"a; b & c || d | e", []string{"a", "b", "c", "d", "e"}},
+		{"a\nb  ;", []string{"a", "b"}},
+		{"echo 'x && y' > f; (cd sub && ls)", []string{"echo 'x && y' > f", "(cd sub && ls)"}},
+		{"echo $(rm -rf x)", []string{"echo $(rm -rf x)"}},
+		{`find . -exec rm {} \; && ls`, []string{`find . -exec rm {} \;`, "ls"}},
+		{"echo 'unclosed", nil},
+	} {
+		if got := subcommands(tc.command); !slices.Equal(got, tc.want) {
+			t.Errorf("subcommands(%q) = %q, want %q", tc.command, got, tc.want)
 		}
 	}
 }
