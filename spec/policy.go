@@ -104,7 +104,7 @@ type PermissionPolicy struct {
 	Tool string `yaml:"tool" json:"tool"`
 	// Match is how `*` in a pattern matches: path (any text but `/`, the default) or command (any text);
 	// `**` matches any text in both.
-	Match PermissionMatch `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command"`
+	Match PermissionMatch `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command,enum=prefix"`
 	// Normalize rewrites the command before matching: none; verb_colon (trim leading white space, then
 	// replace the first run of white space after the first word with `:`, so `git status` -> `git:status`);
 	// or first_space (trim leading white space, then replace the first space character only:
@@ -345,6 +345,9 @@ type PermissionMatch string
 const (
 	MatchPath    PermissionMatch = "path"    // any text but `/` (the default)
 	MatchCommand PermissionMatch = "command" // any text
+	// MatchPrefix is command, and a pattern ending in `:*` is a word prefix: the text before it, alone or
+	// followed by white space (`Bash(npm run test:*)` matches `npm run test` and `npm run test --x`).
+	MatchPrefix PermissionMatch = "prefix"
 )
 
 // PermissionNormalize is how a command is rewritten before permission rules match it.

@@ -118,7 +118,7 @@ var permissionModes = func() map[string]bool {
 // rules instead of its own when host is given.
 func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, error) {
 	pp := p.Permission
-	e := &permEngine{base: b, tool: pp.Tool, mode: pp.Mode, command: pp.Match == spec.MatchCommand,
+	e := &permEngine{base: b, tool: pp.Tool, mode: pp.Mode, command: pp.Match == spec.MatchCommand || pp.Match == spec.MatchPrefix,
 		editTools: map[string]bool{}, split: pp.Subcommands}
 	switch pp.Normalize {
 	case spec.NormalizeVerbColon:
@@ -151,7 +151,13 @@ func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, e
 		out := make([]permRule, len(parsed))
 		for i, r := range parsed {
 			out[i] = permRule{text: rules[i], PermissionRule: r}
-			if r.Pattern != "" {
+			switch {
+			case r.Pattern == "":
+			case pp.Match == spec.MatchPrefix && strings.HasSuffix(r.Pattern, ":*"):
+				// A word prefix: the text before ":*", alone or followed by white space.
+				p := strings.ToValidUTF8(strings.TrimSuffix(r.Pattern, ":*"), "\uFFFD")
+				out[i].re = regexp.MustCompile(`^` + regexp.QuoteMeta(p) + `(?:$|\s)`)
+			default:
 				out[i].re = permissionPatternRegexp(r.Pattern, e.command)
 			}
 		}

@@ -375,3 +375,35 @@ func TestSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionPrefixSubcommands: match prefix reads `X:*` as the word prefix X, and subcommands checks
+// each command of a compound one: the verdicts Claude Code 2.1.332 gave with permissions.deny
+// ["Bash(rm:*)"] and ask ["Bash(git push:*)"] (the deny message names the whole command).
+func TestPermissionPrefixSubcommands(t *testing.T) {
+	p := spec.Policy{Name: "perm", Kind: spec.PolicyPermission,
+		Message: "Permission to use Bash with command {{.Command}} has been denied.",
+		Permission: &spec.PermissionPolicy{Tool: "Bash", Match: spec.MatchPrefix, Mode: spec.ModeDefault, Subcommands: true,
+			Deny: []string{"Bash(rm:*)"}, Ask: []string{"Bash(git push:*)"}, AskMessage: "ask: {{.Content}}"}}
+	cs, err := CompileAll([]spec.Policy{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		command  string
+		decision spec.Decision
+		message  string
+	}{
+		{"echo a && rm -f does-not-exist", spec.DecisionDeny, "Permission to use Bash with command echo a && rm -f does-not-exist has been denied."},
+		{"rm", spec.DecisionDeny, "Permission to use Bash with command rm has been denied."},
+		{"git push origin; rm x", spec.DecisionDeny, "Permission to use Bash with command git push origin; rm x has been denied."},
+		{"git fetch && git push origin", spec.DecisionAsk, "ask: git push origin"},
+		{"echo fine", spec.DecisionAllow, ""},
+		{"rmdir x", spec.DecisionAllow, ""},
+		{"git pushy", spec.DecisionAllow, ""},
+	} {
+		v := cs["perm"].Check(tc.command)
+		if v.Decision != tc.decision || v.Message != tc.message {
+			t.Errorf("%q: %s %q, want %s %q", tc.command, v.Decision, v.Message, tc.decision, tc.message)
+		}
+	}
+}
