@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/policy"
 	claudecode "github.com/agentbash/agentbash/variants/claude-code"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
 )
@@ -55,6 +56,10 @@ var (
 	backgroundRE = regexp.MustCompile(`^Command running in background with ID: ([0-9a-f-]{36})\. Output is being written to: (\S+)/tasks/([0-9a-f-]{36})\.output\. You will be notified when it completes\. To check interim output, use Read on that file path\.$`)
 	movedRE      = regexp.MustCompile(`^partial\nCommand did not complete within its 1s timeout and was moved to the background \(ID: ([0-9a-f-]{36})\)\. Output is being written to: \S+\.output\. You will be notified when it completes\. If it is still running after 10m in the background, it will be stopped and you will be notified\. It is running now: do not start a second copy while it runs\. If it is no longer needed, stop it with TaskStop\. To check interim output, use Read on that file path\.$`)
 )
+
+// hostRules are a user's permissions: deny rm, ask before git push.
+var hostRules = []runtime.Option{runtime.WithPolicyOptions(policy.WithPermissions(policy.HostPermissions{
+	Deny: []string{"Bash(rm:*)"}, Ask: []string{"Bash(git push:*)"}}))}
 
 func TestBash(t *testing.T) {
 	cases := []behavior.Case{
@@ -115,6 +120,13 @@ func TestBash(t *testing.T) {
 		}},
 		{Name: "timeout above the maximum is clamped", Params: behavior.CmdWith("echo high", "timeout", 600001), Want: behavior.Fixed("high")},
 		{Name: "timeout 0 is the default", Params: behavior.CmdWith("sleep 1; echo zero", "timeout", 0), Want: behavior.Fixed("zero")},
+		// Permissions: the host's rules (settings.json's permissions), each subcommand checked apart; the
+		// texts the CLI gave with deny ["Bash(rm:*)"] and ask ["Bash(git push:*)"].
+		{Name: "permission denied in a compound command", Params: behavior.Cmd("echo a && rm -f does-not-exist-xyz"), Opts: hostRules,
+			Err: &runtime.ToolError{Type: "PermissionDenied", Message: "Permission to use Bash with command echo a && rm -f does-not-exist-xyz has been denied."}},
+		{Name: "permission asked", Params: behavior.Cmd("git push does-not-exist-remote"), Opts: hostRules,
+			Err: &runtime.ToolError{Type: "PermissionDenied", Message: "Claude requested permissions to use Bash, but you haven't granted it yet."}},
+		{Name: "permission allowed", Params: behavior.Cmd("echo fine"), Opts: hostRules, Want: behavior.Fixed("fine")},
 	}
 	behavior.Run(t, "claude-code", "Bash", cases)
 }
