@@ -237,13 +237,16 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 				c.errf(op, "%q is not a JSON type (%s)", jt, strings.Join(jsonTypes, ", "))
 			}
 			set := 0
-			for _, b := range []bool{o.Accept, o.Absent, o.Argv, o.Fail != nil} {
+			for _, b := range []bool{o.Accept, o.Absent, o.Argv, o.Number, o.Fail != nil} {
 				if b {
 					set++
 				}
 			}
 			if set != 1 {
-				c.errf(op, "on_type has exactly one of accept, absent, argv, fail (found %d)", set)
+				c.errf(op, "on_type has exactly one of accept, absent, argv, number, fail (found %d)", set)
+			}
+			if o.Number && (jt != "string" || (p.Type != TypeNumber && p.Type != TypeInteger)) {
+				c.errf(op+"/number", "number applies to a string given for a number parameter")
 			}
 			if o.Argv && (jt != "array" || p.Role != RoleCommand) {
 				c.errf(op+"/argv", "argv applies to an array given as the command")

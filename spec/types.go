@@ -251,6 +251,10 @@ type TypeOutcome struct {
 	// for an element that is not a string (data: .Value, the element).
 	Argv        bool     `yaml:"argv,omitempty" json:"argv,omitempty"`
 	ElementFail *Failure `yaml:"element_fail,omitempty" json:"element_fail,omitempty"`
+	// Number (a string given for a number parameter) reads a string that is a decimal number once trimmed
+	// (JavaScript's trim() and /^-?\d+(\.\d+)?$/, a zod preprocess) as that number; another string fails
+	// as validated (invalid_param).
+	Number bool `yaml:"number,omitempty" json:"number,omitempty"`
 	// Fail is the failure; data: .Param, .Value (the value as sent; pytype names its Python type).
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 	// When says when Fail (or ElementFail) happens: params (the default: when the parameters are read,
