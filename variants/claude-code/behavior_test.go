@@ -118,6 +118,9 @@ func TestBash(t *testing.T) {
 				t.Errorf("got %s", behavior.Short(string(got)))
 			}
 		}},
+		{Name: "a numeric string timeout is its number", Params: behavior.CmdWith("sleep 3; echo never", "timeout", " 1000 "), Err: &runtime.ToolError{Type: "ShellError", Message: "Exit code 143\nCommand timed out after 1s"}},
+		{Name: "another string timeout is refused", Params: behavior.CmdWith("echo a", "timeout", "1e3"), Err: issue("The parameter `timeout` type is expected as `number` but provided as `string`")},
+		{Name: "a boolean timeout is refused", Params: behavior.CmdWith("echo f", "timeout", true), Err: issue("The parameter `timeout` type is expected as `number` but provided as `boolean`")},
 		{Name: "timeout above the maximum is clamped", Params: behavior.CmdWith("echo high", "timeout", 600001), Want: behavior.Fixed("high")},
 		{Name: "timeout 0 is the default", Params: behavior.CmdWith("sleep 1; echo zero", "timeout", 0), Want: behavior.Fixed("zero")},
 		// Permissions: the host's rules (settings.json's permissions), each subcommand checked apart; the
