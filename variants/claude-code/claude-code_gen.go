@@ -7,7 +7,7 @@
 // directory the previous command ended in; timeout in ms (default 120000, clamped to 600000): a
 // command still running then moves to the background as a task (one that starts with sleep is killed).
 // A non-zero exit is an error result "Exit code N" with the output, cut around the middle past 10000
-// characters; a success over 30000 characters is saved whole to a file and the model gets a
+// characters; a success over 30000 bytes is saved whole to a file and the model gets a
 // <persisted-output> block with a 2 KB preview. run_in_background starts a task at once; TaskStop
 // stops one.
 package claudecode
@@ -187,7 +187,7 @@ func compiledSpec() (*spec.Variant, error) {
 	v := &spec.Variant{
 		ID:      "claude-code",
 		Title:   "Claude Code's Bash tool with its background-task companion TaskStop (@anthropic-ai/claude-code 2.1.332)",
-		Summary: "Bash runs a command in bash (stdin /dev/null, both streams into one, in order), in the working directory the previous command ended in; timeout in ms (default 120000, clamped to 600000): a command still running then moves to the background as a task (one that starts with sleep is killed). A non-zero exit is an error result \"Exit code N\" with the output, cut around the middle past 10000 characters; a success over 30000 characters is saved whole to a file and the model gets a <persisted-output> block with a 2 KB preview. run_in_background starts a task at once; TaskStop stops one.",
+		Summary: "Bash runs a command in bash (stdin /dev/null, both streams into one, in order), in the working directory the previous command ended in; timeout in ms (default 120000, clamped to 600000): a command still running then moves to the background as a task (one that starts with sleep is killed). A non-zero exit is an error result \"Exit code N\" with the output, cut around the middle past 10000 characters; a success over 30000 bytes is saved whole to a file and the model gets a <persisted-output> block with a 2 KB preview. run_in_background starts a task at once; TaskStop stops one.",
 		Hosts: []string{
 			"claude-code",
 			"claude-agent-sdk",
