@@ -11,6 +11,7 @@ import (
 	"github.com/agentbash/agentbash/conformance/cases"
 	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/spec"
 )
 
 // Placeholders that masked values become.
@@ -67,6 +68,24 @@ type Masker struct {
 	paths    []string // longest first
 	names    []string
 	sessions []*regexp.Regexp
+	rules    []maskRule
+}
+
+// maskRule is one of a spec's masks, compiled.
+type maskRule struct {
+	re      *regexp.Regexp
+	replace string
+}
+
+// Masks also applies a spec's masks (spec.Variant.Masks), first, in their order: each match of a pattern
+// becomes its replacement. A pattern that does not compile is skipped (spec.Load refuses it).
+func (m *Masker) Masks(masks []spec.Mask) *Masker {
+	for _, k := range masks {
+		if re, err := regexp.Compile(k.Pattern); err == nil {
+			m.rules = append(m.rules, maskRule{re, k.Replace})
+		}
+	}
+	return m
 }
 
 // SessionIDs also masks these session ids (the ones a side's answers gave) where a text shows one after
@@ -116,6 +135,9 @@ func NewMasker(workspaces ...string) *Masker {
 
 // Text masks a text.
 func (m *Masker) Text(s string) string {
+	for _, r := range m.rules {
+		s = r.re.ReplaceAllString(s, r.replace)
+	}
 	for _, p := range m.paths {
 		s = strings.ReplaceAll(s, p, cases.WorkspaceToken)
 	}

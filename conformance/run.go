@@ -427,8 +427,8 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 			f := s.format(c.CallTool(i))
 			ra, ta = s.caps.View(ra, f), s.caps.View(ta, f)
 		}
-		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).SessionIDs(refIDs...).Answer(ra)
-		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).SessionIDs(tgtIDs...).Answer(ta)
+		w := NewMasker(ref.ws).Name(filepath.Base(ref.ws)).SessionIDs(refIDs...).Masks(s.v.Masks).Answer(ra)
+		g := NewMasker(tgt.ws).Name(filepath.Base(tgt.ws)).SessionIDs(tgtIDs...).Masks(s.v.Masks).Answer(ta)
 		if i == 0 {
 			want, got = w, g
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/spec"
 )
 
 func TestMaskText(t *testing.T) {
@@ -57,6 +58,34 @@ func TestMaskWorkspaceName(t *testing.T) {
 		if got := m.Text(tc.in); got != tc.want {
 			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestMaskSpecMasks: a spec's masks apply first, in order, to texts and to the strings of JSON answers,
+// with groups; the suite's own masks still apply after them.
+func TestMaskSpecMasks(t *testing.T) {
+	m := NewMasker("/srv/ws").Masks([]spec.Mask{
+		{Pattern: `saved to: \S+`, Replace: "saved to: <PATH>"},
+		{Pattern: `\(ID: ([a-z])[0-9a-z]{8}\)`, Replace: "(ID: ${1}<ID>)"},
+	})
+	for _, tc := range []struct{ in, want string }{
+		{"Full output saved to: /home/u/.claude/p/x.txt\n\nPreview", "Full output saved to: <PATH>\n\nPreview"},
+		{"moved to the background (ID: bx2hu79o0). in /srv/ws", "moved to the background (ID: b<ID>). in <WORKSPACE>"},
+		{"no mask here", "no mask here"},
+	} {
+		if got := m.Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// docs/spec.md's example: the host's path and ours compare equal.
+	doc := NewMasker().Masks([]spec.Mask{{Pattern: `Full output saved to: \S+`, Replace: "Full output saved to: <PATH>"}})
+	if a, b := doc.Text("Full output saved to: /home/u/.claude/projects/p/1f3a/tool-results/b2slvvo0w.txt"),
+		doc.Text("Full output saved to: /tmp/agentbash-engine-1/tool-results/3.txt"); a != b {
+		t.Errorf("%q != %q", a, b)
+	}
+	got := m.Value(map[string]any{"message": "saved to: /a/b"})
+	if s := got.(map[string]any)["message"]; s != "saved to: <PATH>" {
+		t.Errorf("in JSON: %q", s)
 	}
 }
 

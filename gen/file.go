@@ -17,7 +17,7 @@ type FileConfig struct {
 	Spec string
 	// Out is the Go file to write, or "-" for the writer GenerateFile is given.
 	Out string
-	// Package is the Go package name (default: the variant id).
+	// Package is the Go package name (default: the variant id without its "-")
 	Package string
 	// Check writes nothing: GenerateFile fails (ErrStale) when Out is not what it would write.
 	Check bool

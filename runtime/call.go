@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,6 +225,15 @@ func (c *call) parseParams(raw json.RawMessage) error {
 					if err := c.argvCommand(o, v); err != nil {
 						return err
 					}
+				case o.Number:
+					s, _ := v.(string)
+					n := strings.TrimSpace(s) // JavaScript's trim() takes more white space; the digits are ASCII
+					if !decimalRE.MatchString(n) || typeProblem(p.Type, json.Number(n)) != "" {
+						c.data.Value = v
+						return c.invalid(p.Name, typeProblem(p.Type, v))
+					}
+					v = json.Number(n)
+					c.params[p.Name], filled[p.Name] = v, v
 				}
 				if ok {
 					c.present[p.Name] = true
@@ -325,6 +335,9 @@ func (c *call) argvCommand(o spec.TypeOutcome, v any) error {
 	}
 	return nil
 }
+
+// decimalRE is a decimal number as a zod preprocess reads one from a string: /^-?\d+(\.\d+)?$/.
+var decimalRE = regexp.MustCompile(`^-?[0-9]+(?:\.[0-9]+)?$`)
 
 // jsonType names a decoded JSON value's type as on_type does.
 func jsonType(v any) string {

@@ -35,7 +35,7 @@ func newStreams(t *tool) *streams {
 	o := t.spec.Output
 	s := &streams{out: o, combined: o.Capture == spec.CaptureCombined}
 	cfg := textcap.Config{Decode: decodeMode(o.Decode), Universal: o.Newlines == spec.NewlinesUniversal, Strip: o.Strip,
-		StripANSI: o.StripANSI}
+		StripANSI: o.StripANSI, StripBlankLines: o.StripLeading == spec.StripBlankLines}
 	if o.Binary != nil {
 		cfg.BinarySniff = o.Binary.Sample
 	}
@@ -259,10 +259,10 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 		if c.expiresBeforeSpawnError(err) {
 			// The host's timer fires before it sees the spawn fail: the expiry outcome, with no process.
-			if t.spec.Timeout.Expiry == spec.ExpiryBackground {
+			c.data.TimedOut = true
+			if t.backgroundsAtExpiry(c.data.Command) {
 				return c.render(spec.OutcomeBackground)
 			}
-			c.data.TimedOut = true
 			return c.render(spec.OutcomeTimeout)
 		}
 		return c.spawnError(err)
@@ -290,7 +290,8 @@ func (c *call) exec() (json.RawMessage, error) {
 
 	// expire ends a run whose timeout expired: it moves to the background, or is killed.
 	expire := func() (json.RawMessage, error) {
-		if t.spec.Timeout.Expiry == spec.ExpiryBackground {
+		c.data.TimedOut = true
+		if t.backgroundsAtExpiry(c.data.Command) {
 			if err := c.e.bg.Reserve(); err != nil {
 				// No room in the registry: the run ends here rather than grow it past its bound.
 				p.Kill()
@@ -444,6 +445,8 @@ func (c *call) fillExit(x proc.Exit) {
 		case spec.SignalShell:
 			// mutate: signal-exit-shell
 			c.data.ExitCode = 128 + sig
+		case spec.SignalOne:
+			c.data.ExitCode = 1
 		default:
 			// mutate: signal-exit-negative
 			c.data.ExitCode = -sig

@@ -22,7 +22,13 @@ func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
 		return nil, fmt.Errorf("agentbash: tool %s has no result case %q", c.t.spec.Name, name)
 	}
 	if sh.Raise != nil {
-		msg, err := c.t.tmpl.render(sh.Raise.Message, &c.data)
+		var msg string
+		var err error
+		if sh.Truncate != nil {
+			msg, err = c.renderText(sh.Raise.Message, sh.Truncate) // the case's truncate cuts the message
+		} else {
+			msg, err = c.t.tmpl.render(sh.Raise.Message, &c.data)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
 		}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"sync"
 	"text/template"
@@ -16,6 +17,8 @@ type tool struct {
 	v    *spec.Variant
 	spec *spec.Tool
 	tmpl *templates
+	// killIf is the timeout's kill_if, compiled (nil without one).
+	killIf *regexp.Regexp
 }
 
 func compileTool(v *spec.Variant, t *spec.Tool) *tool {
@@ -34,7 +37,17 @@ func compileTool(v *spec.Variant, t *spec.Tool) *tool {
 		largest = max(largest, b.StreamLimit)
 	}
 	budget := spec.TemplateOutput + 3*2*largest // two streams
-	return &tool{v: v, spec: t, tmpl: &templates{m: map[string]compiled{}, budget: budget}}
+	tl := &tool{v: v, spec: t, tmpl: &templates{m: map[string]compiled{}, budget: budget}}
+	if tm := t.Timeout; tm != nil && tm.KillIf != "" {
+		tl.killIf = regexp.MustCompile(tm.KillIf) // Complete checked it
+	}
+	return tl
+}
+
+// backgroundsAtExpiry reports whether a command whose timeout expired moves to the background (expiry
+// background, and kill_if does not match it) rather than being killed.
+func (t *tool) backgroundsAtExpiry(command string) bool {
+	return t.spec.Timeout.Expiry == spec.ExpiryBackground && (t.killIf == nil || !t.killIf.MatchString(command))
 }
 
 // templates caches compiled spec templates by their text.

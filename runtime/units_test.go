@@ -117,6 +117,7 @@ func TestSignalExitModes(t *testing.T) {
 		{spec.SignalZero, "exit 0", "exit 0"},
 		{spec.SignalMinusOne, "exit -1", "exit -1"},
 		{spec.SignalShell, "exit 143", "exit 137"},
+		{spec.SignalOne, "exit 1", "exit 1"},
 	} {
 		t.Run(string(c.mode), func(t *testing.T) {
 			t.Parallel()
@@ -134,8 +135,8 @@ func TestSignalExitModes(t *testing.T) {
 		})
 	}
 	// Every mode the spec language has is in the table.
-	if n := strings.Count(unitModes(), ","); n != 3 {
-		t.Errorf("the table covers 4 modes; the spec language has %d: %s", n+1, unitModes())
+	if n := strings.Count(unitModes(), ","); n != 4 {
+		t.Errorf("the table covers 5 modes; the spec language has %d: %s", n+1, unitModes())
 	}
 }
 

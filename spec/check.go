@@ -142,6 +142,15 @@ func (v *Variant) check() Errors {
 	}
 	c.sessions()
 	c.hostVariant()
+	for i, m := range v.Masks {
+		re, err := regexp.Compile(m.Pattern)
+		switch {
+		case err != nil:
+			c.errf("/masks/"+strconv.Itoa(i)+"/pattern", "the mask does not compile: %v", err)
+		case re.MatchString(""):
+			c.errf("/masks/"+strconv.Itoa(i)+"/pattern", "the mask matches the empty string")
+		}
+	}
 	if g := v.Shell.Grace.D(); g > MaxGrace {
 		c.errf("/shell/grace", "grace %v is over the maximum %v", g, MaxGrace)
 	}
@@ -238,13 +247,16 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 				c.errf(op, "%q is not a JSON type (%s)", jt, strings.Join(jsonTypes, ", "))
 			}
 			set := 0
-			for _, b := range []bool{o.Accept, o.Absent, o.Argv, o.Fail != nil} {
+			for _, b := range []bool{o.Accept, o.Absent, o.Argv, o.Number, o.Fail != nil} {
 				if b {
 					set++
 				}
 			}
 			if set != 1 {
-				c.errf(op, "on_type has exactly one of accept, absent, argv, fail (found %d)", set)
+				c.errf(op, "on_type has exactly one of accept, absent, argv, number, fail (found %d)", set)
+			}
+			if o.Number && (jt != "string" || (p.Type != TypeNumber && p.Type != TypeInteger)) {
+				c.errf(op+"/number", "number applies to a string given for a number parameter")
 			}
 			if o.Argv && (jt != "array" || p.Role != RoleCommand) {
 				c.errf(op+"/argv", "argv applies to an array given as the command")
@@ -367,6 +379,17 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if tm.Expiry == ExpiryBackground && v.Background == nil {
 			c.errf(tp+"/expiry", "expiry background needs the variant's background block")
 		}
+		if tm.KillIf != "" {
+			if tm.Expiry != ExpiryBackground {
+				c.errf(tp+"/kill_if", "kill_if applies to expiry background")
+			}
+			if _, err := regexp.Compile(tm.KillIf); err != nil {
+				c.errf(tp+"/kill_if", "kill_if does not compile: %v", err)
+			}
+			if _, ok := cases[OutcomeTimeout]; !ok && kind == KindExec {
+				c.errf(ptr+"/results/cases", "timeout.kill_if needs a %q result case", OutcomeTimeout)
+			}
+		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
 		}
@@ -399,6 +422,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 		if o.Sanitize != "" && o.Decode != DecodeRaw {
 			c.errf(ptr+"/output/sanitize", "sanitize applies to decode: raw only")
+		}
+		if o.StripLeading != "" && !o.Strip {
+			c.errf(ptr+"/output/strip_leading", "strip_leading applies with strip: true")
 		}
 		c.truncate(ptr+"/output/truncate", o.Truncate)
 		c.budget(ptr+"/output", t)

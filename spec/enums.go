@@ -186,6 +186,7 @@ const (
 	SignalZero     SignalExit = "zero"      // 0 (Node's code ?? 0)
 	SignalMinusOne SignalExit = "minus_one" // -1 (Go's ExitCode())
 	SignalShell    SignalExit = "shell"     // 128+N
+	SignalOne      SignalExit = "one"       // 1 (Node's code ?? 1)
 )
 
 // Stdin is what upstream gives a command as stdin (agentbash always closes it).
@@ -256,4 +257,12 @@ type CutDecode string
 const (
 	CutReplace CutDecode = "replace"
 	CutIgnore  CutDecode = "ignore"
+)
+
+// StripLeading is what output.strip removes at the start of a text.
+type StripLeading string
+
+const (
+	StripAll        StripLeading = "all"         // all white space (Python's str.strip())
+	StripBlankLines StripLeading = "blank_lines" // whole blank lines: the white space up to the last newline before the first other character
 )

@@ -104,7 +104,7 @@ type PermissionPolicy struct {
 	Tool string `yaml:"tool" json:"tool"`
 	// Match is how `*` in a pattern matches: path (any text but `/`, the default) or command (any text);
 	// `**` matches any text in both.
-	Match PermissionMatch `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command"`
+	Match PermissionMatch `yaml:"match,omitempty" json:"match,omitempty" jsonschema:"enum=path,enum=command,enum=prefix"`
 	// Normalize rewrites the command before matching: none; verb_colon (trim leading white space, then
 	// replace the first run of white space after the first word with `:`, so `git status` -> `git:status`);
 	// or first_space (trim leading white space, then replace the first space character only:
@@ -120,6 +120,10 @@ type PermissionPolicy struct {
 	EditTools []string `yaml:"edit_tools,omitempty" json:"edit_tools,omitempty"`
 	// AskMessage is the verdict message template for an ask decision (default: the policy's Message).
 	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
+	// Subcommands checks each command of a compound command apart (the commands its lists and pipelines
+	// join with ;, &, &&, ||, | and newlines, each as written): a deny of any denies, else an ask of any asks,
+	// else it is allowed. A command that does not parse is checked whole.
+	Subcommands bool `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
 }
 
 // ShellPolicy parses a command with mvdan.cc/sh/v3/syntax and checks every simple command it contains, in
@@ -341,6 +345,9 @@ type PermissionMatch string
 const (
 	MatchPath    PermissionMatch = "path"    // any text but `/` (the default)
 	MatchCommand PermissionMatch = "command" // any text
+	// MatchPrefix is command, and a pattern ending in `:*` is a word prefix: the text before it, alone or
+	// followed by white space (`Bash(npm run test:*)` matches `npm run test` and `npm run test --x`).
+	MatchPrefix PermissionMatch = "prefix"
 )
 
 // PermissionNormalize is how a command is rewritten before permission rules match it.

@@ -335,9 +335,9 @@ func (p *Policy) permissionProblems() []*PolicyError {
 		return fail("permission.tool", errors.New("needs the tool name the rules are written for"))
 	}
 	switch pp.Match {
-	case "", MatchPath, MatchCommand:
+	case "", MatchPath, MatchCommand, MatchPrefix:
 	default:
-		return fail("permission.match", fmt.Errorf("unknown match %q (path, command)", pp.Match))
+		return fail("permission.match", fmt.Errorf("unknown match %q (path, command, prefix)", pp.Match))
 	}
 	switch pp.Normalize {
 	case "", NormalizeNone, NormalizeVerbColon, NormalizeFirstSpace:

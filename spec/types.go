@@ -13,7 +13,7 @@ type Variant struct {
 	SpecVersion int `yaml:"spec_version,omitempty" json:"spec_version,omitempty"`
 	// ID names the variant (lower case, digits, underscores and dashes); for built-ins it is the folder name.
 	// A generated adapter's default Go package is the id without its dashes (gemini-cli: geminicli).
-	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_-]*$"`
+	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$"`
 	// Title is a one-line human name.
 	Title string `yaml:"title" json:"title"`
 	// Summary says in a sentence or two what the contract is.
@@ -45,6 +45,10 @@ type Variant struct {
 	// Conformance tells the conformance suite what a target of this spec needs that the contract does not
 	// say (notifications an MCP server waits for).
 	Conformance *Conformance `yaml:"conformance,omitempty" json:"conformance,omitempty"`
+	// Masks are what the conformance suite replaces, in both answers of a case, before it compares them:
+	// the paths and ids a host draws that no other run can match (its session's directory, its task ids).
+	// The runtime does not read them.
+	Masks []Mask `yaml:"masks,omitempty" json:"masks,omitempty"`
 
 	// Source cites where the contract comes from: the seed document and the upstream code, for a spec that
 	// reproduces one (optional for a tool of one's own).
@@ -124,7 +128,7 @@ type Shell struct {
 	Grace Duration `yaml:"grace,omitempty" json:"grace,omitempty"`
 	// SignalExit says what exit code a signal-killed shell reports: negative (-N, Python), zero (Node's
 	// `code ?? 0`), minus_one (Go's ExitCode()), or shell (128+N).
-	SignalExit SignalExit `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell"`
+	SignalExit SignalExit `yaml:"signal_exit,omitempty" json:"signal_exit,omitempty" jsonschema:"enum=negative,enum=zero,enum=minus_one,enum=shell,enum=one"`
 	// SpawnError is the message template for a shell that cannot be started (missing program or working
 	// directory); data: .Shell (argv[0]), .Cwd, .Err (Go error text), .Errno, .ErrnoName, .Strerror,
 	// .SpawnPath. It becomes the spawn_error.<ERRNO> outcome (spawn_error.ENOTDIR) when the tool has that
@@ -286,6 +290,10 @@ type TypeOutcome struct {
 	// for an element that is not a string (data: .Value, the element).
 	Argv        bool     `yaml:"argv,omitempty" json:"argv,omitempty"`
 	ElementFail *Failure `yaml:"element_fail,omitempty" json:"element_fail,omitempty"`
+	// Number (a string given for a number parameter) reads a string that is a decimal number once trimmed
+	// (JavaScript's trim() and /^-?\d+(\.\d+)?$/, a zod preprocess) as that number; another string fails
+	// as validated (invalid_param).
+	Number bool `yaml:"number,omitempty" json:"number,omitempty"`
 	// Fail is the failure; data: .Param, .Value (the value as sent; pytype names its Python type).
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 	// When says when Fail (or ElementFail) happens: params (the default: when the parameters are read,
@@ -355,6 +363,10 @@ type Timeout struct {
 	// Expiry is what happens when the timeout passes: kill (the process group; the timeout outcome) or
 	// background (the process moves to the background registry; the background outcome).
 	Expiry Expiry `yaml:"expiry" json:"expiry" jsonschema:"enum=kill,enum=background"`
+	// KillIf, with expiry background, is a regular expression (RE2) searched in the command: a command it
+	// matches is killed at expiry instead (the timeout outcome), as a host that backgrounds only the
+	// commands it judges worth keeping.
+	KillIf string `yaml:"kill_if,omitempty" json:"kill_if,omitempty"`
 	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 	// Overflow is the host timer's clamp: a timeout above Above (in Unit) runs as Use instead (Node's
@@ -412,6 +424,10 @@ type Output struct {
 	Newlines Newlines `yaml:"newlines,omitempty" json:"newlines,omitempty" jsonschema:"enum=keep,enum=universal"`
 	// Strip removes leading and trailing white space as Python's str.strip() does.
 	Strip bool `yaml:"strip,omitempty" json:"strip,omitempty"`
+	// StripLeading says what strip removes at the start: all white space (the default), or only the blank
+	// lines (the white space up to the last newline before the first other character: JavaScript's
+	// replace(/^(\s*\n)+/, "") before trimEnd()).
+	StripLeading StripLeading `yaml:"strip_leading,omitempty" json:"strip_leading,omitempty" jsonschema:"enum=all,enum=blank_lines"`
 	// Sanitize makes raw text valid UTF-8 at the end: per_byte (Go encoding/json: one U+FFFD per invalid
 	// byte) or replace.
 	Sanitize Sanitize `yaml:"sanitize,omitempty" json:"sanitize,omitempty" jsonschema:"enum=per_byte,enum=replace"`
@@ -570,4 +586,14 @@ type RedactRule struct {
 	// token's known prefix and part of its body): a match of it that reaches the end of a text cut there is
 	// redacted.
 	Partial string `yaml:"partial,omitempty" json:"partial,omitempty"`
+}
+
+// Mask replaces, in an answer the conformance suite compares, every match of a regular expression.
+type Mask struct {
+	// Pattern is a regular expression (RE2).
+	Pattern string `yaml:"pattern" json:"pattern"`
+	// Replace is what each match becomes; $1 or ${name} insert a group (Go's Regexp.ReplaceAllString).
+	Replace string `yaml:"replace" json:"replace"`
+	// Why says what the mask hides and why no two runs can match it.
+	Why string `yaml:"why,omitempty" json:"why,omitempty"`
 }

@@ -5,6 +5,7 @@ package variants
 import (
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/anthropic-bash"
+	"github.com/agentbash/agentbash/variants/claude-code"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/gemini-cli"
@@ -20,6 +21,7 @@ import (
 var builtins = []builtin{
 	{"agentrail", agentrail.Spec, typed(agentrail.New)},
 	{"anthropic-bash", anthropicbash.Spec, typed(anthropicbash.New)},
+	{"claude-code", claudecode.Spec, typed(claudecode.New)},
 	{"codegensandbox", codegensandbox.Spec, typed(codegensandbox.New)},
 	{"codex", codex.Spec, typed(codex.New)},
 	{"gemini-cli", geminicli.Spec, typed(geminicli.New)},

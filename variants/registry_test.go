@@ -14,6 +14,7 @@ import (
 	"github.com/agentbash/agentbash/variants"
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/anthropic-bash"
+	claudecode "github.com/agentbash/agentbash/variants/claude-code"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	geminicli "github.com/agentbash/agentbash/variants/gemini-cli"
@@ -66,6 +67,7 @@ var builtins = []struct {
 	{"anthropic-bash", anthropicbash.Definitions, func(ws string) (variants.Tool, error) {
 		return anthropicbash.New(runtime.WithWorkspace(ws))
 	}},
+	{"claude-code", claudecode.Definitions, func(ws string) (variants.Tool, error) { return claudecode.New(runtime.WithWorkspace(ws)) }},
 	{"codegensandbox", codegensandbox.Definitions, func(ws string) (variants.Tool, error) {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},

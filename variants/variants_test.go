@@ -14,7 +14,7 @@ import (
 )
 
 // builtinIDs are the variants every build must carry.
-var builtinIDs = []string{"agentrail", "codegensandbox", "codex", "rye", "toolregistry", "tunacode"}
+var builtinIDs = []string{"agentrail", "claude-code", "codegensandbox", "codex", "rye", "toolregistry", "tunacode"}
 
 func TestBuiltinsLoad(t *testing.T) {
 	ids := variants.IDs()
@@ -76,7 +76,7 @@ func TestSpecFilesLoad(t *testing.T) {
 			if err := yaml.Unmarshal(data, &root); err != nil {
 				t.Fatal(err)
 			}
-			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "redact", "unknown_tool", "background", "sessions", "tools", "source", "disagreements", "deviations"}
+			order := []string{"id", "title", "summary", "hosts", "shell", "policies", "redact", "unknown_tool", "background", "sessions", "tools", "masks", "source", "disagreements", "deviations"}
 			last := -1
 			for i := 0; i < len(root.Content[0].Content); i += 2 {
 				key := root.Content[0].Content[i].Value

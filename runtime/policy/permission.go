@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -101,6 +103,7 @@ type permEngine struct {
 	allows    []permRule
 	editTools map[string]bool
 	askMsg    *message
+	split     bool // check each subcommand apart
 }
 
 // permissionModes are the modes a host may give (HostPermissions.Mode), "" being the default.
@@ -116,8 +119,8 @@ var permissionModes = func() map[string]bool {
 // rules instead of its own when host is given.
 func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, error) {
 	pp := p.Permission
-	e := &permEngine{base: b, tool: pp.Tool, mode: pp.Mode, command: pp.Match == spec.MatchCommand,
-		editTools: map[string]bool{}}
+	e := &permEngine{base: b, tool: pp.Tool, mode: pp.Mode, command: pp.Match == spec.MatchCommand || pp.Match == spec.MatchPrefix,
+		editTools: map[string]bool{}, split: pp.Subcommands}
 	switch pp.Normalize {
 	case spec.NormalizeVerbColon:
 		e.normalize = NormalizeBashCommand
@@ -149,7 +152,13 @@ func compilePermission(b base, p spec.Policy, host *HostPermissions) (Checker, e
 		out := make([]permRule, len(parsed))
 		for i, r := range parsed {
 			out[i] = permRule{text: rules[i], PermissionRule: r}
-			if r.Pattern != "" {
+			switch {
+			case r.Pattern == "":
+			case pp.Match == spec.MatchPrefix && strings.HasSuffix(r.Pattern, ":*"):
+				// A word prefix: the text before ":*", alone or followed by white space.
+				p := strings.ToValidUTF8(strings.TrimSuffix(r.Pattern, ":*"), "\uFFFD")
+				out[i].re = regexp.MustCompile(`^` + regexp.QuoteMeta(p) + `(?:$|\s)`)
+			default:
 				out[i].re = permissionPatternRegexp(r.Pattern, e.command)
 			}
 		}
@@ -184,10 +193,70 @@ func (e *permEngine) match(rules []permRule, content string) (string, bool) {
 // Check implements Checker: bypassPermissions allows; then deny rules; then ask rules (dontAsk makes
 // them deny, acceptEdits makes them allow for edit tools); then allow rules; then strict denies and every
 // other mode allows.
+//
+// With subcommands, each command of a compound command is checked so: the first deny denies, else the
+// first ask asks, else the command is allowed.
 func (e *permEngine) Check(command string) Verdict {
-	content := command
+	if !e.split {
+		return e.check(command, command)
+	}
+	parts := subcommands(command)
+	if len(parts) <= 1 {
+		return e.check(command, command)
+	}
+	var ask *Verdict
+	for _, part := range parts {
+		v := e.check(command, part)
+		switch {
+		case v.Allowed:
+		case v.Decision == spec.DecisionAsk:
+			if ask == nil {
+				ask = &v
+			}
+		default:
+			return v
+		}
+	}
+	if ask != nil {
+		return *ask
+	}
+	return e.allow()
+}
+
+// subcommands lists the commands a compound command joins with ;, &, &&, ||, | and newlines, each as
+// written (its source text); nil when the command does not parse.
+func subcommands(command string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(s *syntax.Stmt)
+	walk = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && len(s.Redirs) == 0 && !s.Negated {
+			walk(b.X)
+			walk(b.Y)
+			return
+		}
+		start, end := s.Pos().Offset(), s.End().Offset()
+		if s.Semicolon.IsValid() && s.Semicolon.Offset() >= start {
+			end = s.Semicolon.Offset() // the ;, & or |& that ends it is not part of it
+		}
+		if int(end) <= len(command) && start < end {
+			out = append(out, strings.TrimSpace(command[start:end]))
+		}
+	}
+	for _, s := range f.Stmts {
+		walk(s)
+	}
+	return out
+}
+
+// check checks one command (part, the whole command or one of its subcommands).
+func (e *permEngine) check(command, part string) Verdict {
+	content := part
 	if e.normalize != nil {
-		content = e.normalize(command)
+		content = e.normalize(part)
 	}
 	d := Data{Command: command, Tool: e.tool, Content: content, Mode: string(e.mode), Segment: content}
 	if e.mode == spec.ModeBypassPermissions {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -349,6 +350,60 @@ func TestShellNoStateAcrossChecks(t *testing.T) {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		if got := back.Check(cmds[i]); !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("%q: %+v after the later commands, %+v after the earlier ones", cmds[i], got, want[i])
+		}
+	}
+}
+
+// TestSubcommands: the commands a compound command joins, each as written; a command that does not parse
+// has none (the permission policy then checks it whole).
+func TestSubcommands(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		want    []string
+	}{
+		{"git status", []string{"git status"}},
+		{"git status && rm -rf build", []string{"git status", "rm -rf build"}},
+		{"a; b & c || d | e", []string{"a", "b", "c", "d", "e"}},
+		{"a\nb  ;", []string{"a", "b"}},
+		{"echo 'x && y' > f; (cd sub && ls)", []string{"echo 'x && y' > f", "(cd sub && ls)"}},
+		{"echo $(rm -rf x)", []string{"echo $(rm -rf x)"}},
+		{`find . -exec rm {} \; && ls`, []string{`find . -exec rm {} \;`, "ls"}},
+		{"echo 'unclosed", nil},
+	} {
+		if got := subcommands(tc.command); !slices.Equal(got, tc.want) {
+			t.Errorf("subcommands(%q) = %q, want %q", tc.command, got, tc.want)
+		}
+	}
+}
+
+// TestPermissionPrefixSubcommands: match prefix reads `X:*` as the word prefix X, and subcommands checks
+// each command of a compound one: the verdicts Claude Code 2.1.332 gave with permissions.deny
+// ["Bash(rm:*)"] and ask ["Bash(git push:*)"] (the deny message names the whole command).
+func TestPermissionPrefixSubcommands(t *testing.T) {
+	p := spec.Policy{Name: "perm", Kind: spec.PolicyPermission,
+		Message: "Permission to use Bash with command {{.Command}} has been denied.",
+		Permission: &spec.PermissionPolicy{Tool: "Bash", Match: spec.MatchPrefix, Mode: spec.ModeDefault, Subcommands: true,
+			Deny: []string{"Bash(rm:*)"}, Ask: []string{"Bash(git push:*)"}, AskMessage: "ask: {{.Content}}"}}
+	cs, err := CompileAll([]spec.Policy{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		command  string
+		decision spec.Decision
+		message  string
+	}{
+		{"echo a && rm -f does-not-exist", spec.DecisionDeny, "Permission to use Bash with command echo a && rm -f does-not-exist has been denied."},
+		{"rm", spec.DecisionDeny, "Permission to use Bash with command rm has been denied."},
+		{"git push origin; rm x", spec.DecisionDeny, "Permission to use Bash with command git push origin; rm x has been denied."},
+		{"git fetch && git push origin", spec.DecisionAsk, "ask: git push origin"},
+		{"echo fine", spec.DecisionAllow, ""},
+		{"rmdir x", spec.DecisionAllow, ""},
+		{"git pushy", spec.DecisionAllow, ""},
+	} {
+		v := cs["perm"].Check(tc.command)
+		if v.Decision != tc.decision || v.Message != tc.message {
+			t.Errorf("%q: %s %q, want %s %q", tc.command, v.Decision, v.Message, tc.decision, tc.message)
 		}
 	}
 }

@@ -36,3 +36,26 @@ func TestCountLines(t *testing.T) {
 		t.Errorf("without CountLines: %d", got)
 	}
 }
+
+// TestStripBlankLines: with StripBlankLines, strip removes at the start only the blank lines (the first
+// line keeps its indentation) and at the end all white space, however the text is split into writes; a
+// text of white space only is empty; the head and the counts are those of the kept text.
+func TestStripBlankLines(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\n\n  one\ntwo  \n\n", "  one\ntwo"},
+		{" \t\n \n  x", "  x"},
+		{"  x  ", "  x"},
+		{"x\n\n  y\n", "x\n\n  y"},
+		{" \n \n ", ""},
+		{"\r\n  é\r\n", "  é"},
+		{"", ""},
+	} {
+		for cut := 0; cut <= len(c.in); cut++ {
+			cfg := Config{Decode: Replace, Strip: true, StripBlankLines: true, Head: 100, CountLines: true}
+			s := capture(cfg, c.in[:cut], c.in[cut:])
+			if s.Head != c.want || s.Bytes != int64(len(c.want)) || s.Newlines != int64(strings.Count(c.want, "\n")) {
+				t.Errorf("%q cut at %d: %q (%d bytes, %d newlines), want %q", c.in, cut, s.Head, s.Bytes, s.Newlines, c.want)
+			}
+		}
+	}
+}

@@ -91,6 +91,10 @@ type Config struct {
 	// U+3000). A run of white space is held (bounded: its first Head and last Tail units, and its length)
 	// until something that is not white space follows it; at the end it is dropped.
 	Strip bool
+	// StripBlankLines makes Strip remove at the start only whole blank lines: the white space up to the
+	// last "\n" before the first other character (the white space after it stays, as the first line's
+	// indentation).
+	StripBlankLines bool
 	// Unit is the unit of Head and Tail. A value other than Chars is treated as Bytes.
 	Unit Unit
 	// Head is how many units of the start of the processed text are kept (negative counts as 0, more than
@@ -423,7 +427,24 @@ func (p *pipe) strip(seg []byte, k kind) {
 		return
 	}
 	if p.leading {
-		seg = seg[spacePrefix(seg, k):]
+		n := spacePrefix(seg, k)
+		if p.cfg.StripBlankLines {
+			// The white space after the last newline may be the first line's indentation: held as a run
+			// that something else must follow; a newline drops it with the blank line it ended.
+			ws := seg[:n]
+			if i := bytes.LastIndexByte(ws, '\n'); i >= 0 {
+				p.wsOn = false
+				ws = ws[i+1:]
+			}
+			if len(ws) > 0 {
+				if !p.wsOn {
+					p.wsOn = true
+					p.ws.reset(p.out.headRoom())
+				}
+				p.ws.write(ws, k)
+			}
+		}
+		seg = seg[n:]
 		if len(seg) == 0 {
 			return
 		}
