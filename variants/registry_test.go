@@ -15,6 +15,7 @@ import (
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
+	"github.com/agentbash/agentbash/variants/opencode"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -28,6 +29,7 @@ var (
 	_ variants.Tool = (*tunacode.Tool)(nil)
 	_ variants.Tool = (*codegensandbox.Tool)(nil)
 	_ variants.Tool = (*codex.Tool)(nil)
+	_ variants.Tool = (*opencode.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -56,6 +58,7 @@ var builtins = []struct {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
 	{"codex", codex.Definitions, func(ws string) (variants.Tool, error) { return codex.New(runtime.WithWorkspace(ws)) }},
+	{"opencode", opencode.Definitions, func(ws string) (variants.Tool, error) { return opencode.New(runtime.WithWorkspace(ws)) }},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))

@@ -14,7 +14,7 @@ import (
 )
 
 // builtinIDs are the variants every build must carry.
-var builtinIDs = []string{"agentrail", "codegensandbox", "codex", "rye", "toolregistry", "tunacode"}
+var builtinIDs = []string{"agentrail", "codegensandbox", "codex", "opencode", "rye", "toolregistry", "tunacode"}
 
 func TestBuiltinsLoad(t *testing.T) {
 	ids := variants.IDs()

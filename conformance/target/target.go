@@ -62,6 +62,10 @@ type Capabilities struct {
 	// Warnings are what the target did that is tolerated but reported (a log line on stdout), asked for
 	// after Close.
 	Warnings func() []string
+	// Ready waits, before a case's clock starts, until the target can take the case's first call in
+	// workspace (a model target: its host started and asking the model), so that a slow start does not
+	// count against the case's time bound. An error fails the case.
+	Ready func(ctx context.Context, workspace string) error
 }
 
 // WorkspaceName is the base name of the workspaces the suite makes for a target, which a target that
