@@ -218,6 +218,11 @@ type Param struct {
 	Default any `yaml:"default,omitempty" json:"default,omitempty"`
 	// Minimum is the schema minimum shown to the model (numbers only).
 	Minimum *float64 `yaml:"minimum,omitempty" json:"minimum,omitempty"`
+	// ExclusiveMinimum is the schema's exclusiveMinimum shown to the model (numbers only): a value must be
+	// greater (zod's and Effect's positive()).
+	ExclusiveMinimum *float64 `yaml:"exclusive_minimum,omitempty" json:"exclusive_minimum,omitempty"`
+	// Maximum is the schema maximum shown to the model (numbers only).
+	Maximum *float64 `yaml:"maximum,omitempty" json:"maximum,omitempty"`
 	// Description is shown to the model, verbatim from the source.
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in

@@ -1,6 +1,7 @@
 package variants_test
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
+	"github.com/agentbash/agentbash/variants/opencode"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -208,6 +210,33 @@ func TestSchemaCodex(t *testing.T) {
 	for _, name := range []string{"yield_time_ms", "max_output_tokens", "tty"} {
 		if p := toolschemaProperty(t, "codex", 0, name); p.Default != nil {
 			t.Errorf("codex exec_command %s shows a default %v; upstream shows none", name, p.Default)
+		}
+	}
+}
+
+func TestSchemaOpenCode(t *testing.T) {
+	// The bash tool's parameters as opencode-ai 1.18.33 sent them to the model (recorded with make hosts):
+	// command (string, required), timeout (integer; minimum -9007199254740991, exclusiveMinimum 0, maximum
+	// 9007199254740991: Effect's Int with isGreaterThan(0)), workdir (string). No defaults.
+	schemaCase(t, "opencode", []upstreamTool{{
+		params:   &opencode.BashParams{},
+		facts:    []param{{"command", "string", nil}, {"timeout", "integer", nil}, {"workdir", "string", nil}},
+		required: []string{"command"},
+	}})
+	v, err := variants.Spec("opencode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(v.Tools[0].InputSchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	to := schema.Properties["timeout"]
+	for key, want := range map[string]float64{"minimum": -9007199254740991, "exclusiveMinimum": 0, "maximum": 9007199254740991} {
+		if got, ok := to[key].(float64); !ok || got != want {
+			t.Errorf("timeout %s: %v, upstream %v", key, to[key], want)
 		}
 	}
 }

@@ -70,7 +70,12 @@ func TestBehavior(t *testing.T) {
 			ErrFn: func(w *behavior.Workspace) *runtime.ToolError {
 				return &runtime.ToolError{Type: "Error", Message: "NotFound: FileSystem.access (" + w.Dir + "/missing)"}
 			}},
+		// Bun's posix_spawn error for a working directory that is a file.
+		{Name: "workdir a file", Params: behavior.CmdWith("pwd", "workdir", "file"),
+			Err: &runtime.ToolError{Type: "Error", Message: "ENOTDIR: not a directory, posix_spawn '/bin/bash'"}},
 		// The schema's issues, before execute.
+		{Name: "workdir null", Params: behavior.CmdWith("pwd", "workdir", nil), Err: schemaError("Expected string | undefined, got null", "workdir")},
+		{Name: "timeout a fraction", Params: behavior.CmdWith("echo hi", "timeout", 1.5), Err: schemaError("Expected an integer, got 1.5", "timeout")},
 		{Name: "missing command", Params: func(*behavior.Workspace) map[string]any { return map[string]any{} }, Err: schemaError("Missing key", "command")},
 		{Name: "command of the wrong type", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 42} }, Err: schemaError("Expected string, got 42", "command")},
 		{Name: "command null", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": nil} }, Err: schemaError("Expected string, got null", "command")},
