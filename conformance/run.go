@@ -308,6 +308,12 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	ref.params, tgt.params = withWorkspace(params, ref.ws), withWorkspace(params, tgt.ws)
 	res.Params = tgt.params
 	res.Features = c.AllFeatures()
+	if s.caps.Ready != nil {
+		if err := s.caps.Ready(ctx, tgt.ws); err != nil {
+			res.Status, res.Reason = Fail, "no answer: the target did not get ready: "+err.Error()
+			return res
+		}
+	}
 	var before []int
 	if s.fixedWS != "" {
 		before = pidsIn(tgt.ws)

@@ -162,6 +162,9 @@ func (c *call) fail(f *spec.Failure) error {
 
 func (c *call) invalid(param, problem string) error {
 	c.data.Param, c.data.Problem = param, problem
+	if v, ok := c.params[param]; ok {
+		c.data.Value = v // the value as sent, for a message that shows it
+	}
 	return c.fail(c.t.spec.InvalidParam)
 }
 

@@ -228,8 +228,13 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if p.Default != nil && !defaultFits(p.Type, p.Default) {
 			c.errf(pp+"/default", "default %v is not of type %s", p.Default, p.Type)
 		}
-		if p.Minimum != nil && p.Type != TypeInteger && p.Type != TypeNumber {
-			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
+		for _, lim := range []struct {
+			key string
+			v   *float64
+		}{{"minimum", p.Minimum}, {"exclusive_minimum", p.ExclusiveMinimum}, {"maximum", p.Maximum}} {
+			if lim.v != nil && p.Type != TypeInteger && p.Type != TypeNumber {
+				c.errf(pp+"/"+lim.key, "%s applies to numbers, not %s", lim.key, p.Type)
+			}
 		}
 		if len(p.Enum) > 0 && p.Type != TypeString {
 			c.errf(pp+"/enum", "enum applies to string parameters, not %s", p.Type)

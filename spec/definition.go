@@ -3,7 +3,6 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 
 	"github.com/agentbash/agentbash/internal/jsonenc"
 )
@@ -115,9 +114,15 @@ func writeProperty(b *bytes.Buffer, p *Param) {
 			b.Write(raw)
 		}
 	}
-	if p.Minimum != nil {
-		b.WriteString(`,"minimum":`)
-		b.WriteString(strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
+	for _, lim := range []struct {
+		key string
+		v   *float64
+	}{{"minimum", p.Minimum}, {"exclusiveMinimum", p.ExclusiveMinimum}, {"maximum", p.Maximum}} {
+		if lim.v != nil {
+			b.WriteString(`,"` + lim.key + `":`)
+			raw, _ := jsonenc.Marshal(*lim.v) // 9007199254740991, not 9.007199254740991e+15
+			b.Write(raw)
+		}
 	}
 	if len(p.Enum) > 0 {
 		b.WriteString(`,"enum":[`)

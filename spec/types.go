@@ -259,6 +259,11 @@ type Param struct {
 	// Enum lists the values a string parameter may take (zod's z.enum, a Literal union): shown to the
 	// model, and any other value is invalid (invalid_param).
 	Enum []string `yaml:"enum,omitempty" json:"enum,omitempty" jsonschema:"minItems=1,uniqueItems=true"`
+	// ExclusiveMinimum is the schema's exclusiveMinimum shown to the model (numbers only): a value must be
+	// greater (zod's and Effect's positive()).
+	ExclusiveMinimum *float64 `yaml:"exclusive_minimum,omitempty" json:"exclusive_minimum,omitempty"`
+	// Maximum is the schema maximum shown to the model (numbers only).
+	Maximum *float64 `yaml:"maximum,omitempty" json:"maximum,omitempty"`
 	// Description is shown to the model, verbatim from the source.
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in

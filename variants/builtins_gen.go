@@ -11,6 +11,7 @@ import (
 	"github.com/agentbash/agentbash/variants/gemini-cli"
 	"github.com/agentbash/agentbash/variants/openai-local-shell"
 	"github.com/agentbash/agentbash/variants/openai-shell"
+	"github.com/agentbash/agentbash/variants/opencode"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -27,6 +28,7 @@ var builtins = []builtin{
 	{"gemini-cli", geminicli.Spec, typed(geminicli.New)},
 	{"openai-local-shell", openailocalshell.Spec, typed(openailocalshell.New)},
 	{"openai-shell", openaishell.Spec, typed(openaishell.New)},
+	{"opencode", opencode.Spec, typed(opencode.New)},
 	{"rye", rye.Spec, typed(rye.New)},
 	{"toolregistry", toolregistry.Spec, typed(toolregistry.New)},
 	{"tunacode", tunacode.Spec, typed(tunacode.New)},

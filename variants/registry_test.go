@@ -21,6 +21,7 @@ import (
 	"github.com/agentbash/agentbash/variants/internal/behavior"
 	"github.com/agentbash/agentbash/variants/openai-local-shell"
 	"github.com/agentbash/agentbash/variants/openai-shell"
+	"github.com/agentbash/agentbash/variants/opencode"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -40,6 +41,7 @@ var (
 	_ variants.Tool = (*vercelbashtool.Tool)(nil)
 	_ variants.Tool = (*openaishell.Tool)(nil)
 	_ variants.Tool = (*openailocalshell.Tool)(nil)
+	_ variants.Tool = (*opencode.Tool)(nil)
 )
 
 // compact is a definition with its input schema compacted (the generated packages write it indented).
@@ -81,6 +83,7 @@ var builtins = []struct {
 	{"openai-shell", openaishell.Definitions, func(ws string) (variants.Tool, error) {
 		return openaishell.New(runtime.WithWorkspace(ws))
 	}},
+	{"opencode", opencode.Definitions, func(ws string) (variants.Tool, error) { return opencode.New(runtime.WithWorkspace(ws)) }},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))

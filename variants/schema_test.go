@@ -1,6 +1,7 @@
 package variants_test
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	geminicli "github.com/agentbash/agentbash/variants/gemini-cli"
+	"github.com/agentbash/agentbash/variants/opencode"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -225,4 +227,31 @@ func TestSchemaGeminiCLI(t *testing.T) {
 			required: []string{"command"},
 		},
 	})
+}
+
+func TestSchemaOpenCode(t *testing.T) {
+	// The bash tool's parameters as opencode-ai 1.18.33 sent them to the model (recorded with make hosts):
+	// command (string, required), timeout (integer; minimum -9007199254740991, exclusiveMinimum 0, maximum
+	// 9007199254740991: Effect's Int with isGreaterThan(0)), workdir (string). No defaults.
+	schemaCase(t, "opencode", []upstreamTool{{
+		params:   &opencode.BashParams{},
+		facts:    []param{{"command", "string", nil}, {"timeout", "integer", nil}, {"workdir", "string", nil}},
+		required: []string{"command"},
+	}})
+	v, err := variants.Spec("opencode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(v.Tools[0].InputSchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	to := schema.Properties["timeout"]
+	for key, want := range map[string]float64{"minimum": -9007199254740991, "exclusiveMinimum": 0, "maximum": 9007199254740991} {
+		if got, ok := to[key].(float64); !ok || got != want {
+			t.Errorf("timeout %s: %v, upstream %v", key, to[key], want)
+		}
+	}
 }

@@ -130,11 +130,13 @@ func StartHost(spec HostSpec, vars Vars) (*Host, error) {
 	var env []string
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(ownDirs, k) {
+		if !slices.Contains(ownDirs, k) && k != "PWD" {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HOME="+h.home, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
+	// PWD is the workspace, as a shell that cd'd there sets it: a host that takes its project directory
+	// from PWD (OpenCode) would otherwise serve the directory the suite was started in.
+	env = append(env, "HOME="+h.home, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "PWD="+vars.Workspace)
 	for k, rel := range xdg {
 		env = append(env, k+"="+filepath.Join(h.home, rel))
 	}

@@ -21,9 +21,9 @@ func TestStartHost(t *testing.T) {
 	var out bytes.Buffer
 	spec := model.HostSpec{
 		Argv: []string{"GREETING=hi from {home}", "/bin/sh", "-c",
-			`echo "$HOME|$TMPDIR|$XDG_CONFIG_HOME|$XDG_DATA_HOME|$GREETING|$1"; cat "$HOME/cfg/f"; echo; cat /etc/hostname-absent 2>/dev/null; pwd; cat; echo "<$(cat)>"; exit 7`,
+			`echo "$HOME|$TMPDIR|$XDG_CONFIG_HOME|$XDG_DATA_HOME|$GREETING|$1"; cat "$HOME/cfg/f"; echo; cat /etc/hostname-absent 2>/dev/null; pwd; tr "\\0" "\\n" < /proc/$$/environ | grep "^PWD="; cat; echo "<$(cat)>"; exit 7`,
 			"sh", "{base_url}"},
-		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/root/not-this", "XDG_CONFIG_HOME=/not-this"},
+		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/root/not-this", "XDG_CONFIG_HOME=/not-this", "PWD=/not-this"},
 		Files:  []model.File{{Path: "cfg/f", Content: "url={base_url} ws={workspace}"}, {Path: "{workspace}/in-ws", Content: "{home}"}},
 		Stdout: &out,
 	}
@@ -38,6 +38,7 @@ func TestStartHost(t *testing.T) {
 		home + "|" + dir + "/tmp|" + home + "/.config|" + home + "/.local/share|hi from " + home + "|http://127.0.0.1:1/v1",
 		"url=http://127.0.0.1:1/v1 ws=" + ws,
 		ws,
+		"PWD=" + ws,
 		"<>",
 	}, "\n") + "\n"
 	if out.String() != want {

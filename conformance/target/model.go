@@ -131,13 +131,38 @@ type modelConn struct {
 // Capabilities: in batch mode, one workspace (made beside the reference's) with a host that lives from
 // case to case; with PerCase, a host per case's workspace, ended once the case is judged.
 func (c *modelConn) Capabilities() Capabilities {
-	caps := Capabilities{OwnPIDs: c.ownPIDs, CallParallel: c.callParallel, View: c.view, Warnings: c.warn.all}
+	caps := Capabilities{OwnPIDs: c.ownPIDs, CallParallel: c.callParallel, View: c.view, Warnings: c.warn.all, Ready: c.ready}
 	if c.m.PerCase {
 		caps.EndCase = c.endCase
 	} else {
 		caps.FixedWorkspace, caps.BesideWorkspace = c.fixed, true
 	}
 	return caps
+}
+
+// startWait bounds how long ready waits for a host's first request.
+const startWait = 2 * time.Minute
+
+// ready starts the workspace's host if it has none and waits for its first request (Capabilities.Ready):
+// a host's start (its configuration read, its plugins fetched) is not part of a case.
+func (c *modelConn) ready(ctx context.Context, ws string) error {
+	h, err := c.host(ws)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(startWait)
+	defer t.Stop()
+	select {
+	case <-h.asked:
+		return nil
+	case <-h.host.Done():
+		return nil // the call reports how it ended
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		c.kill(h)
+		return fmt.Errorf("the host (pid %d) made no request within %s of its start%s", h.host.Pid(), startWait, hostTail(h.host))
+	}
 }
 
 // endCase ends the host of a case's workspace (PerCase).
@@ -161,6 +186,8 @@ type hostRun struct {
 	out  []*os.File // the record's copies of its output
 
 	ready    chan struct{} // closed once host is set (or the start failed)
+	asked    chan struct{} // closed at the host's first request that offers the tools
+	askOnce  sync.Once
 	mu       sync.Mutex
 	own      []int  // the host's processes when it made its first request
 	lastCase string // the case of the last call
@@ -180,7 +207,7 @@ func (c *modelConn) host(ws string) (*hostRun, error) {
 		}
 	}
 	c.starts++
-	h := &hostRun{n: c.starts, ws: ws, ready: make(chan struct{})}
+	h := &hostRun{n: c.starts, ws: ws, ready: make(chan struct{}), asked: make(chan struct{})}
 	defer close(h.ready)
 	opts := model.Options{Tools: c.m.Tools, OnFirstTurn: func() {
 		// The host's own processes, before any tool runs: they run in the workspace, and are not a case's.
@@ -190,6 +217,7 @@ func (c *modelConn) host(ws string) (*hostRun, error) {
 		if h.host != nil {
 			h.own = h.host.Tree()
 		}
+		h.askOnce.Do(func() { close(h.asked) })
 	}}
 	var rec string
 	if c.m.Record != "" {

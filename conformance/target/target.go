@@ -75,6 +75,10 @@ type Capabilities struct {
 	// (an in-process runtime whose executor gives containers a volume per workspace); the suite calls it
 	// after setting a case's workspace up, and after the case.
 	ResetWorkspace func(workspace string) error
+	// Ready waits, before a case's clock starts, until the target can take the case's first call in
+	// workspace (a model target: its host started and asking the model), so that a slow start does not
+	// count against the case's time bound. An error fails the case.
+	Ready func(ctx context.Context, workspace string) error
 }
 
 // WorkspaceName is the base name of the workspaces the suite makes for a target, which a target that

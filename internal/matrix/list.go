@@ -37,6 +37,9 @@ func List(w io.Writer, vs []*spec.Variant) error {
 		for _, tr := range t.ResultTruncates() {
 			limit = fmt.Sprintf("%d %s %s (result)", tr.Limit, tr.Unit, tr.Keep)
 		}
+		if sp := t.Output.Spill; sp != nil {
+			limit = spillLimit(sp) + " (spilled)"
+		}
 		names := make([]string, len(v.Tools))
 		for i, t := range v.Tools {
 			names[i] = t.Name

@@ -124,6 +124,13 @@ func Of(v *spec.Variant) Column {
 			c.Truncation, c.Marker = kept(tr), marker(tr)
 		}
 	}
+	if sp := t.Output.Spill; sp != nil {
+		c.Limit, c.Truncation = spillLimit(sp)+", the whole output saved to a file", spillKept(&sp.Preview)
+		c.Marker = "-"
+		if sp.Preview.Marker != "" {
+			c.Marker = strconv.Quote(sp.Preview.Marker)
+		}
+	}
 	if y := yield(t); y != "" {
 		c.Timeout, c.OnExpiry = "none; a yield window: "+y, "the command runs on as a session"
 	}
@@ -438,4 +445,31 @@ func sandboxed(v *spec.Variant) string {
 		s += ", best effort"
 	}
 	return s
+}
+
+// spillLimit is a spill's bound: "51200 bytes or 2000 lines".
+func spillLimit(sp *spec.Spill) string {
+	var parts []string
+	if sp.Over.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", sp.Over.Limit, sp.Over.Unit))
+	}
+	if sp.Over.Lines > 0 {
+		parts = append(parts, fmt.Sprintf("%d lines", sp.Over.Lines))
+	}
+	return "over " + strings.Join(parts, " or ")
+}
+
+// spillKept is what the model sees of a spilled output.
+func spillKept(p *spec.Preview) string {
+	lines := ""
+	if p.Lines > 0 {
+		lines = fmt.Sprintf(" within %d lines", p.Lines)
+	}
+	switch p.Keep {
+	case spec.KeepTail:
+		return fmt.Sprintf("tail (last %d %s%s) of a spilled output", p.Tail, p.Unit, lines)
+	case spec.KeepHeadTail:
+		return fmt.Sprintf("head %d and tail %d %s%s of a spilled output", p.Head, p.Tail, p.Unit, lines)
+	}
+	return fmt.Sprintf("head (first %d %s) of a spilled output", p.Head, p.Unit)
 }
