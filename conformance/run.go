@@ -78,12 +78,12 @@ func Reference(opts ...runtime.Option) Option {
 }
 
 // StartupDeadline bounds a target's start-up for a case (an MCP stdio server started and past its
-// initialize handshake; default 60 s), apart from the case's own time bound, which runs from its first
+// initialize handshake, a model target's host asking the model; default 2 minutes), apart from the case's own time bound, which runs from its first
 // tools/call: a server that takes seconds to start does not fail a case on time.
 func StartupDeadline(d time.Duration) Option { return func(o *options) { o.startup = d } }
 
 // DefaultStartupDeadline is the StartupDeadline when none is given.
-const DefaultStartupDeadline = 60 * time.Second
+const DefaultStartupDeadline = 2 * time.Minute
 
 // Session is one run of the suite against a target: the target open, a root for the workspaces, the cases.
 // Check runs a whole session; conformancetest runs one case per subtest with it.
@@ -308,12 +308,6 @@ func (s *Session) run(ctx context.Context, c Case) Result {
 	ref.params, tgt.params = withWorkspace(params, ref.ws), withWorkspace(params, tgt.ws)
 	res.Params = tgt.params
 	res.Features = c.AllFeatures()
-	if s.caps.Ready != nil {
-		if err := s.caps.Ready(ctx, tgt.ws); err != nil {
-			res.Status, res.Reason = Fail, "no answer: the target did not get ready: "+err.Error()
-			return res
-		}
-	}
 	var before []int
 	if s.fixedWS != "" {
 		before = pidsIn(tgt.ws)

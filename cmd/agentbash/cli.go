@@ -314,21 +314,26 @@ func usagef(format string, a ...any) error { return &usageErr{fmt.Sprintf(format
 // typo is still suggested when it is the only one that s (three characters at least) begins: "codegen" is
 // codegensandbox cut short.
 func didYouMean(s string, names []string, prefix string) string {
-	n := spec.Nearest(s, names)
-	if n == "" && len(s) >= 3 {
-		for _, name := range names {
-			if strings.HasPrefix(strings.ToLower(name), strings.ToLower(s)) {
-				if n != "" {
-					return ""
-				}
-				n = name
-			}
-		}
-	}
-	if n != "" {
+	if n := spec.Nearest(s, names); n != "" {
 		return fmt.Sprintf(" (did you mean %s%s?)", prefix, n)
 	}
-	return ""
+	if len(s) < 3 {
+		return ""
+	}
+	// A name cut short: every name it begins, when they are few.
+	var cands []string
+	for _, name := range names {
+		if strings.HasPrefix(strings.ToLower(name), strings.ToLower(s)) {
+			cands = append(cands, prefix+name)
+		}
+	}
+	switch {
+	case len(cands) == 0 || len(cands) > 3:
+		return ""
+	case len(cands) == 1:
+		return fmt.Sprintf(" (did you mean %s?)", cands[0])
+	}
+	return fmt.Sprintf(" (did you mean %s or %s?)", strings.Join(cands[:len(cands)-1], ", "), cands[len(cands)-1])
 }
 
 // parse parses args with fs, positional arguments and flags in any order (a positional argument may come

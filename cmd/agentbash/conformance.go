@@ -68,7 +68,7 @@ func cmdConformance(args []string, stdout, stderr io.Writer) int {
 	workspace := fs.String("workspace", "", "the workspace `DIR` the MCP server at -mcp-http or -mcp-sse serves: emptied and set up before each case")
 	run := fs.String("run", "", "run only the cases whose name or group matches `REGEXP`")
 	skip := fs.String("skip", "", "leave out the cases whose name or group matches `REGEXP`")
-	startup := fs.Duration("startup", 0, "`TIME` an MCP stdio server has to start and answer initialize, apart from each case's bound (default 60s)")
+	startup := fs.Duration("startup", 0, "`TIME` a target has to start (an MCP stdio server answering initialize, a model target's host asking the model), apart from each case's bound (default 2m)")
 	var notes notifications
 	fs.Var(&notes, "notify", "send the JSON-RPC notification `METHOD[=PARAMS-JSON]` to an MCP server right after initialize (repeatable; besides the spec's conformance.notifications)")
 	deadline := fs.Duration("deadline", 0, "`TIME` the target has to answer each request (default: the case's bound plus 10s)")

@@ -131,7 +131,7 @@ type modelConn struct {
 // Capabilities: in batch mode, one workspace (made beside the reference's) with a host that lives from
 // case to case; with PerCase, a host per case's workspace, ended once the case is judged.
 func (c *modelConn) Capabilities() Capabilities {
-	caps := Capabilities{OwnPIDs: c.ownPIDs, CallParallel: c.callParallel, View: c.view, Warnings: c.warn.all, Ready: c.ready}
+	caps := Capabilities{OwnPIDs: c.ownPIDs, CallParallel: c.callParallel, View: c.view, Warnings: c.warn.all, Prepare: c.ready}
 	if c.m.PerCase {
 		caps.EndCase = c.endCase
 	} else {
@@ -143,7 +143,7 @@ func (c *modelConn) Capabilities() Capabilities {
 // startWait bounds how long ready waits for a host's first request.
 const startWait = 2 * time.Minute
 
-// ready starts the workspace's host if it has none and waits for its first request (Capabilities.Ready):
+// ready starts the workspace's host if it has none and waits for its first request (Capabilities.Prepare):
 // a host's start (its configuration read, its plugins fetched) is not part of a case.
 func (c *modelConn) ready(ctx context.Context, ws string) error {
 	h, err := c.host(ws)

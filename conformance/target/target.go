@@ -53,8 +53,8 @@ type Capabilities struct {
 	// there): they are not processes a call left running.
 	OwnPIDs func() []int
 	// Prepare makes the conn ready for a case's workspace before the case's time starts (an MCP stdio
-	// server started and past its initialize handshake): a slow start is bounded by the run's start-up
-	// deadline, not by the case's time bound.
+	// server started and past its initialize handshake; a model target's host started and asking the
+	// model): a slow start is bounded by the run's start-up deadline, not by the case's time bound.
 	Prepare func(ctx context.Context, workspace string) error
 	// EndCase releases what the conn holds for a workspace (an MCP stdio server) once its case is judged:
 	// it kills and reaps everything the target started for the case, and returns what went wrong, each
@@ -75,10 +75,6 @@ type Capabilities struct {
 	// (an in-process runtime whose executor gives containers a volume per workspace); the suite calls it
 	// after setting a case's workspace up, and after the case.
 	ResetWorkspace func(workspace string) error
-	// Ready waits, before a case's clock starts, until the target can take the case's first call in
-	// workspace (a model target: its host started and asking the model), so that a slow start does not
-	// count against the case's time bound. An error fails the case.
-	Ready func(ctx context.Context, workspace string) error
 }
 
 // WorkspaceName is the base name of the workspaces the suite makes for a target, which a target that
