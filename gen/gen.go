@@ -47,19 +47,23 @@ const (
 
 // Config says how to render a variant.
 type Config struct {
-	// Package is the Go package name of the output (default: the variant id).
+	// Package is the Go package name of the output (default: PackageName of the variant id).
 	Package string
 	// SpecFile names the spec in the header: its path relative to the output file's directory, with
 	// forward slashes (for example "rye.yaml").
 	SpecFile string
 }
 
+// PackageName is the Go package name of a variant id: the id without its dashes (a variant id may have
+// dashes, a Go package name may not): gemini-cli is package geminicli.
+func PackageName(id string) string { return strings.ReplaceAll(id, "-", "") }
+
 // Generate renders the adapter for v, completing it first if it is not (spec.Variant.Complete). The output
 // is gofmt-formatted and depends only on v and cfg; the compiled spec in it is v as it is (v.File
 // included: GenerateFile sets it to cfg.SpecFile).
 func Generate(v *spec.Variant, cfg Config) ([]byte, error) {
 	if cfg.Package == "" {
-		cfg.Package = v.ID
+		cfg.Package = PackageName(v.ID)
 	}
 	if cfg.SpecFile == "" {
 		return nil, fmt.Errorf("gen: Config.SpecFile is empty")

@@ -11,8 +11,9 @@ type Variant struct {
 	// spec.SpecVersion). Optional: without it, a spec is read in the current version and the forms of earlier
 	// versions it uses are converted, each with a note; with it, those of later versions are errors.
 	SpecVersion int `yaml:"spec_version,omitempty" json:"spec_version,omitempty"`
-	// ID names the variant (lower case, digits, underscore); for built-ins it is the folder name.
-	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
+	// ID names the variant (lower case, digits, underscores and dashes); for built-ins it is the folder name.
+	// A generated adapter's default Go package is the id without its dashes (gemini-cli: geminicli).
+	ID string `yaml:"id" json:"id" jsonschema:"pattern=^[a-z][a-z0-9_-]*$"`
 	// Title is a one-line human name.
 	Title string `yaml:"title" json:"title"`
 	// Summary says in a sentence or two what the contract is.

@@ -24,7 +24,7 @@ import (
 func main() {
 	specFile := flag.String("spec", "", "the spec `FILE` (YAML) to generate from")
 	out := flag.String("out", "", "the Go `FILE` to write, or - for stdout")
-	pkg := flag.String("pkg", "", "the Go package `NAME` (default: the variant id)")
+	pkg := flag.String("pkg", "", "the Go package `NAME` (default: the variant id without its dashes)")
 	check := flag.Bool("check", false, "write nothing; exit 1 if -out is not what it would write")
 	version := flag.Bool("version", false, "print the generated-code API version and exit")
 	flag.Usage = func() {

@@ -62,10 +62,11 @@ raises is printed on stderr as {"type":"ValueError","message":"..."} with exit s
 	schemaCmd = &command{
 		name:    "schema",
 		summary: "print a variant's tool definitions as a model API takes them",
-		usage:   []string{"schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp] [-sandbox MODE]"},
+		usage:   []string{"schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp|gemini] [-sandbox MODE]"},
 		args:    [][2]string{{"VARIANT|SPEC.yaml", "a built-in variant or a spec file"}},
 		about: `One JSON array per variant: openai (Chat Completions function tools), openai-responses (Responses
-function tools), anthropic (Messages tools), mcp (MCP Tool objects), jsonschema (a JSON Schema per tool).`,
+function tools), anthropic (Messages tools), mcp (MCP Tool objects), gemini (one generateContent tool
+whose functionDeclarations are the variant's tools), jsonschema (a JSON Schema per tool).`,
 		examples: []string{"schema tunacode -format anthropic"},
 	}
 	serveCmd = &command{

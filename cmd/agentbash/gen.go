@@ -17,7 +17,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	specFile := fs.String("spec", "", "the spec `FILE` (YAML) to generate from")
 	out := fs.String("out", "", "the Go `FILE` to write, or - for stdout")
-	pkg := fs.String("pkg", "", "the Go package `NAME` (default: the variant id)")
+	pkg := fs.String("pkg", "", "the Go package `NAME` (default: the variant id without its dashes)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if -out is not what gen would write")
 	pos, status, ok := genCmd.parse(fs, args, stdout, stderr)
 	if !ok {

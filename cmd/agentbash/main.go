@@ -5,7 +5,7 @@
 //	agentbash run VARIANT|SPEC.yaml [-tool NAME] [-workspace DIR | -workspaces NAME=DIR,...] [-sandbox MODE] [-params JSON | -- COMMAND...]
 //	agentbash list [-host NAME]
 //	agentbash matrix [-format md|json] [SPEC.yaml...]
-//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp] [-sandbox MODE]
+//	agentbash schema VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp|gemini] [-sandbox MODE]
 //	agentbash serve VARIANT|SPEC.yaml [-transport stdio|http|sse|wire] [-addr HOST:PORT] [-workspace DIR] [-token-file FILE] [-tls-cert FILE -tls-key FILE] [-audit FILE] [-sandbox MODE]
 //	agentbash conformance VARIANT|SPEC.yaml [flags] -- TARGET-ARGV...  (or -mcp-http URL, -mcp-sse URL)
 //	agentbash spec validate FILE...

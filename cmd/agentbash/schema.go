@@ -12,7 +12,7 @@ import (
 )
 
 // cmdSchema prints a variant's tool definitions as a model API takes them: `agentbash schema
-// VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp]`.
+// VARIANT|SPEC.yaml [-format jsonschema|openai|openai-responses|anthropic|mcp|gemini]`.
 func cmdSchema(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
 	var names []string

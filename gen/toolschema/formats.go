@@ -30,10 +30,14 @@ const (
 	// MCP: MCP Tool objects as tools/list returns them, {name, description, inputSchema, outputSchema (for a
 	// tool with a JSON result: Output), annotations}.
 	MCP Format = "mcp"
+	// Gemini: one Gemini API tool, {"functionDeclarations": [{name, description, parametersJsonSchema}]},
+	// every tool a declaration of it, as generateContent's tools take them (parametersJsonSchema carries
+	// the JSON Schema as it is; parameters would take only the API's OpenAPI subset).
+	Gemini Format = "gemini"
 )
 
 // Formats lists every format, in the order the CLI documents them.
-func Formats() []Format { return []Format{JSONSchema, OpenAI, OpenAIResponses, Anthropic, MCP} }
+func Formats() []Format { return []Format{JSONSchema, OpenAI, OpenAIResponses, Anthropic, MCP, Gemini} }
 
 // Annotations are the MCP tool annotations of a tool (hints to a client, not guarantees).
 type Annotations struct {
@@ -72,12 +76,13 @@ func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 	return Annotations{DestructiveHint: true, OpenWorldHint: true}
 }
 
-// Definitions writes the tools of v, the primary one first, as one JSON array (indented) in the format.
+// Definitions writes the tools of v, the primary one first, as one JSON array (indented) in the format (for
+// Gemini, an array of one tool whose declarations are the variant's tools).
 func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 	if !slices.Contains(Formats(), f) {
 		return nil, fmt.Errorf("toolschema: unknown format %q (formats: %s)", f, formatList())
 	}
-	var out []any
+	var out, decls []any
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		in := Input(t)
@@ -108,6 +113,12 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				Description string          `json:"description"`
 				InputSchema json.RawMessage `json:"input_schema"`
 			}{t.Name, desc, in})
+		case Gemini:
+			decls = append(decls, struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parametersJsonSchema"`
+			}{t.Name, desc, in})
 		case MCP:
 			out = append(out, struct {
 				Name         string          `json:"name"`
@@ -117,6 +128,11 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 				Annotations  Annotations     `json:"annotations"`
 			}{t.Name, desc, in, Output(t), ToolAnnotations(v, t)})
 		}
+	}
+	if f == Gemini {
+		out = []any{struct {
+			FunctionDeclarations []any `json:"functionDeclarations"`
+		}{decls}}
 	}
 	b, err := jsonenc.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -31,8 +31,7 @@ func TestDefinitionsGolden(t *testing.T) {
 				}
 				checkShape(t, f, got, len(v.Tools))
 				// Each definition carries the spec's tool: name, description and the same input schema.
-				var arr []map[string]json.RawMessage
-				_ = json.Unmarshal(got, &arr)
+				arr := declarations(t, f, got)
 				for i, d := range arr {
 					tl := &v.Tools[i]
 					name, desc, schema := fields(f, d)
@@ -86,6 +85,8 @@ func fields(f toolschema.Format, d map[string]json.RawMessage) (name, desc strin
 		return get(d, "name"), get(d, "description"), d["input_schema"]
 	case toolschema.MCP:
 		return get(d, "name"), get(d, "description"), d["inputSchema"]
+	case toolschema.Gemini:
+		return get(d, "name"), get(d, "description"), d["parametersJsonSchema"]
 	}
 	return get(d, "title"), get(d, "description"), nil
 }
@@ -93,9 +94,9 @@ func fields(f toolschema.Format, d map[string]json.RawMessage) (name, desc strin
 // checkShape checks the keys each API documents for a tool definition, and nothing else.
 func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 	t.Helper()
-	var arr []map[string]json.RawMessage
-	if err := json.Unmarshal(b, &arr); err != nil || len(arr) != n {
-		t.Fatalf("not an array of %d objects: %v\n%s", n, err, b)
+	arr := declarations(t, f, b)
+	if len(arr) != n {
+		t.Fatalf("%d definitions, not %d:\n%s", len(arr), n, b)
 	}
 	keys := map[toolschema.Format][]string{
 		toolschema.OpenAI:          {"type", "function"},
@@ -103,6 +104,7 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 		toolschema.Anthropic:       {"name", "description", "input_schema"},
 		toolschema.MCP:             {"name", "description", "inputSchema", "outputSchema", "annotations"},
 		toolschema.JSONSchema:      {"$schema", "title", "description", "type", "properties", "required"},
+		toolschema.Gemini:          {"name", "description", "parametersJsonSchema"},
 	}[f]
 	for _, d := range arr {
 		for k := range d {
@@ -142,6 +144,27 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, n int) {
 			}
 		}
 	}
+}
+
+// declarations are a format's tool definitions: the array's objects, or for Gemini the declarations of
+// its one tool (an array holding only {"functionDeclarations": [...]}).
+func declarations(t *testing.T, f toolschema.Format, b []byte) []map[string]json.RawMessage {
+	t.Helper()
+	var arr []map[string]json.RawMessage
+	if err := json.Unmarshal(b, &arr); err != nil {
+		t.Fatalf("not an array of objects: %v\n%s", err, b)
+	}
+	if f != toolschema.Gemini {
+		return arr
+	}
+	if len(arr) != 1 || len(arr[0]) != 1 || arr[0]["functionDeclarations"] == nil {
+		t.Fatalf("gemini: not one tool with functionDeclarations only:\n%s", b)
+	}
+	var decls []map[string]json.RawMessage
+	if err := json.Unmarshal(arr[0]["functionDeclarations"], &decls); err != nil {
+		t.Fatalf("gemini: functionDeclarations: %v", err)
+	}
+	return decls
 }
 
 func contains(list []string, s string) bool {
