@@ -3,7 +3,7 @@
 //
 // A Capture is an io.Writer placed on a pipe. Its pipeline is
 //
-//	raw bytes -> decode (Strict, Replace, Ignore or Raw) -> universal newlines -> strip -> head + tail
+//	raw bytes -> decode (Strict, Replace, Ignore or Raw) -> ANSI escapes -> universal newlines -> strip -> head + tail
 //
 // and it keeps only the first Head and the last Tail units of the processed text (a buffer and a ring),
 // counting everything else, so any amount of output passes through in memory proportional to Head + Tail.
@@ -98,8 +98,19 @@ type Config struct {
 	Head int
 	// Tail is how many units of the end of the processed text are kept, in a ring (negative counts as 0,
 	// more than MaxKeep bytes' worth as MaxKeep).
-	Tail       int // CountLines counts the "\n" of the processed text (Snapshot.Newlines).
+	Tail int
+	// CountLines counts the "\n" of the processed text (Snapshot.Newlines).
 	CountLines bool
+
+	// StripANSI removes ANSI escape sequences after decoding, as the strip-ansi package (v7) does: OSC
+	// sequences up to their terminator and CSI-like sequences (ESC or U+009B, intermediates, numeric
+	// parameters, a final character). The end of a write where a sequence may still be in progress is held
+	// until the next write decides it (at most 4 KiB of it; Close ends it).
+	StripANSI bool
+	// BinarySniff, when positive, looks for a NUL byte among the stream's first BinarySniff bytes, as a host
+	// that sniffs for binary output does: the write holding one and every later write are counted in
+	// RawBytes but not processed (the text is what came before that write), and Snapshot.Binary is set.
+	BinarySniff int
 }
 
 // Snapshot is the state of a Capture at one moment.
@@ -122,8 +133,11 @@ type Snapshot struct {
 	// Err is, with Strict, the first decode error; the text after it was not processed.
 	Err *DecodeError
 	// Unit is the unit of the capture's Head and Tail (Truncate uses it to know where they may be cut).
-	Unit     Unit // Newlines is the number of "\n" in the processed text, with Config.CountLines (else 0).
+	Unit Unit
+	// Newlines is the number of "\n" in the processed text, with Config.CountLines (else 0).
 	Newlines int64
+	// Binary reports that Config.BinarySniff found a NUL byte: the text ends before the write that held it.
+	Binary bool
 }
 
 // Capture is a bounded-memory writer that decodes, normalises and keeps the head and tail of a stream.
@@ -205,6 +219,11 @@ type pipe struct {
 	ws      sink
 
 	out sink
+
+	// ansiHeld is text held by the ANSI stage while an escape sequence may be in progress (StripANSI).
+	ansiHeld []byte
+	// binary: BinarySniff found a NUL byte; nothing more is processed.
+	binary bool
 }
 
 func (p *pipe) init(cfg Config) {
@@ -247,6 +266,7 @@ func (p *pipe) clone() *pipe {
 	q := *p
 	q.out = p.out.clone()
 	q.ws = p.ws.clone()
+	q.ansiHeld = bytes.Clone(p.ansiHeld)
 	if p.err != nil {
 		e := *p.err
 		q.err = &e
@@ -260,7 +280,7 @@ func (p *pipe) write(b []byte) {
 	}
 	pos := p.raw
 	p.raw += int64(len(b))
-	if p.dead || len(b) == 0 {
+	if p.dead || p.binary || len(b) == 0 || p.sniffBinary(b, pos) {
 		return
 	}
 	p.decode(b, pos)
@@ -270,7 +290,7 @@ func (p *pipe) finish() {
 	if p.closed {
 		return
 	}
-	if p.npend > 0 && !p.dead {
+	if p.npend > 0 && !p.dead && !p.binary {
 		seq := p.pend[:p.npend]
 		switch p.cfg.Decode {
 		case Strict:
@@ -283,6 +303,7 @@ func (p *pipe) finish() {
 		}
 	}
 	p.npend = 0
+	p.flushANSI()
 	p.closed = true
 	p.wsOn = false
 	p.ws.reset(0)
@@ -298,6 +319,7 @@ func (p *pipe) snapshot() (Snapshot, []byte) {
 		Complete: s.total() <= int64(s.headCap),
 		Unit:     p.cfg.Unit,
 		Newlines: s.newlines,
+		Binary:   p.binary,
 	}
 	if s.tailCap > 0 {
 		snap.Tail = string(s.tailBytes())
@@ -320,8 +342,17 @@ const (
 
 var replacement = []byte("\uFFFD")
 
-// emit passes decoded text to the newline stage.
+// emit passes decoded text to the ANSI stage, or straight to the newline stage.
 func (p *pipe) emit(seg []byte, k kind) {
+	if p.cfg.StripANSI {
+		p.stripANSI(seg, k)
+		return
+	}
+	p.newlines(seg, k)
+}
+
+// newlines passes text to the strip stage, applying universal newlines.
+func (p *pipe) newlines(seg []byte, k kind) {
 	if !p.cfg.Universal {
 		p.strip(seg, k)
 		return
