@@ -257,6 +257,9 @@ func funcsFor(st *execState, builtins bool) template.FuncMap {
 			return math.Round(toFloat(v)*p) / p, st.step(1)
 		},
 	}
+	for name, f := range textFuncs(st) {
+		m[name] = f
+	}
 	if builtins {
 		for name, f := range budgetedBuiltins(st) {
 			m[name] = f
@@ -458,7 +461,8 @@ func ExecuteLimit(t *template.Template, data any, limit int) (string, error) {
 }
 
 // building are the functions whose results grow with their arguments.
-var building = []string{"concat", "join", "printf", "json", "goquote", "print", "println", "html", "js", "urlquery"}
+var building = []string{"concat", "join", "printf", "json", "goquote", "print", "println", "html", "js", "urlquery",
+	"replace", "shquote", "lines", "joinlist"}
 
 // builds reports a template that calls a function of building.
 func builds(tree *parse.Tree) bool {
