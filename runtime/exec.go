@@ -32,7 +32,11 @@ type streams struct {
 func newStreams(t *tool) *streams {
 	o := t.spec.Output
 	s := &streams{out: o, combined: o.Capture == spec.CaptureCombined}
-	cfg := textcap.Config{Decode: decodeMode(o.Decode), Universal: o.Newlines == spec.NewlinesUniversal, Strip: o.Strip}
+	cfg := textcap.Config{Decode: decodeMode(o.Decode), Universal: o.Newlines == spec.NewlinesUniversal, Strip: o.Strip,
+		StripANSI: o.StripANSI}
+	if o.Binary != nil {
+		cfg.BinarySniff = o.Binary.Sample
+	}
 	switch {
 	case o.Truncate != nil:
 		cfg.Unit, cfg.Head, cfg.Tail = capacity(o.Truncate)
@@ -136,6 +140,19 @@ func (c *call) exec() (json.RawMessage, error) {
 	argv := append(append([]string(nil), c.e.cfg.argv...), c.data.Command)
 	carryPrefix := ""
 	var writable []string
+	var wrap *wrapped
+	if w := c.e.v.Shell.Wrap; w != nil && c.argv == nil && !c.e.v.Shell.Embedded {
+		text, wr, err := c.wrapCommand(w, c.data.Command)
+		if err != nil {
+			return nil, err
+		}
+		wrap = wr
+		defer func() { wrap.remove() }() // a background shell takes it over (wrap is nil then)
+		argv[len(argv)-1] = text
+		if wr.pidsFile != "" {
+			writable = append(writable, wr.pidsFile)
+		}
+	}
 	if c.argv != nil {
 		argv = append(append([]string(nil), c.e.cfg.argv...), c.argv...)
 	} else if len(t.spec.Carry) > 0 && !c.e.v.Shell.Embedded {
@@ -144,13 +161,15 @@ func (c *call) exec() (json.RawMessage, error) {
 			return nil, err
 		}
 		carryPrefix = prefix
-		argv[len(argv)-1] = carryCommand(c.data.Command, prefix, t.spec.Carry)
+		argv[len(argv)-1] = carryCommand(argv[len(argv)-1], prefix, t.spec.Carry)
 		defer removeCarryFiles(prefix) // what save did not read: a timeout, a cancel, a spawn error
 		if c.e.sandbox != nil {
 			// The sandbox lets the shell write these two files, and nothing else of the directory.
-			if writable, err = createCarryFiles(prefix); err != nil {
+			files, err := createCarryFiles(prefix)
+			if err != nil {
 				return nil, err
 			}
+			writable = append(writable, files...)
 		}
 	}
 	background := c.wantsBackground()
@@ -183,6 +202,17 @@ func (c *call) exec() (json.RawMessage, error) {
 	if p := t.spec.Param(spec.RoleCapture); p != nil {
 		if capture, ok := c.params[p.Name].(bool); ok && !capture {
 			stdout, stderr = c.e.cfg.terminal, c.e.cfg.terminal
+		}
+	}
+	var active chan struct{}
+	if tm := t.spec.Timeout; tm != nil && tm.Idle && c.hasTimeout && !background {
+		// An idle timeout starts again at every write.
+		active = make(chan struct{}, 1)
+		if stdout != nil {
+			stdout = activity{stdout, active}
+		}
+		if stderr != nil {
+			stderr = activity{stderr, active}
 		}
 	}
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: env, Stdout: stdout, Stderr: stderr, Combined: st.combined,
@@ -229,6 +259,11 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 		c.data.ShellID = sh.ID()
 		c.data.Running = true
+		if wrap != nil {
+			// The shell's directory goes when the shell does.
+			go func(w *wrapped) { <-p.Done(); w.remove() }(wrap)
+			wrap = nil
+		}
 		return c.render(spec.OutcomeBackground)
 	}
 
@@ -270,23 +305,31 @@ func (c *call) exec() (json.RawMessage, error) {
 		return expire()
 	}
 	var expired <-chan time.Time
+	var timer *time.Timer
 	if c.hasTimeout {
-		timer := time.NewTimer(c.timeout)
+		timer = time.NewTimer(c.timeout)
 		defer timer.Stop()
 		expired = timer.C
 	}
-	select {
-	case <-p.Done():
-	case <-expired:
+wait:
+	for {
 		select {
-		case <-p.Done(): // finished in the same instant: it is an exit
-		default:
-			return expire()
+		case <-p.Done():
+			break wait
+		case <-active:
+			timer.Reset(c.timeout) // output: an idle timeout starts again
+		case <-expired:
+			select {
+			case <-p.Done(): // finished in the same instant: it is an exit
+				break wait
+			default:
+				return expire()
+			}
+		case <-c.ctx.Done():
+			p.Kill()
+			<-p.Done()
+			return nil, c.ctx.Err()
 		}
-	case <-c.ctx.Done():
-		p.Kill()
-		<-p.Done()
-		return nil, c.ctx.Err()
 	}
 	st.close()
 	c.data.WallTime = time.Since(c.started).Seconds()
@@ -294,6 +337,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	if carryPrefix != "" {
 		c.e.carry.save(c.workspace, carryPrefix)
 	}
+	c.data.BackgroundPids = wrap.backgroundPids(c.data.Pid)
 	snaps := st.snapshots()
 	if err := c.decodeFailure(snaps); err != nil {
 		return nil, err
@@ -429,6 +473,9 @@ func (c *call) fillStreams(s snapshots) {
 		c.data.Output, c.data.OutputTruncated = c.budgetText(b, c.budget, *s.output, c.window.lines(s.output.Bytes))
 	}
 	c.data.Truncated = c.data.StdoutTruncated || c.data.StderrTruncated || c.data.OutputTruncated
+	for _, sn := range []*textcap.Snapshot{s.stdout, s.stderr, s.output} {
+		c.data.Binary = c.data.Binary || sn != nil && sn.Binary
+	}
 	c.snaps = s
 }
 

@@ -140,6 +140,7 @@ func (v *Variant) check() Errors {
 		c.atMost("/background/retain", "retain", float64(b.Retain), MaxRetain)
 	}
 	c.sessions()
+	c.hostVariant()
 	if g := v.Shell.Grace.D(); g > MaxGrace {
 		c.errf("/shell/grace", "grace %v is over the maximum %v", g, MaxGrace)
 	}
@@ -281,6 +282,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	c.sessionTool(ptr, t, kind, roles)
+	c.hostFeatures(ptr, t)
 	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {
 		c.errf(ptr+"/params", "parameter %q has role timeout but the tool has no timeout block", roles[RoleTimeout])
 	}

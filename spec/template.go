@@ -117,6 +117,17 @@ type Data struct {
 	// CallID 16 characters of [0-9a-z] drawn for the call, CallSeq the call's number in its engine (from 1).
 	TempDir, EngineID, CallID string
 	CallSeq                   int64
+
+	// What hosts report around a command (hostfeatures.go).
+
+	// PidsFile is, in shell.wrap's template with pids_file, the file the wrapped command writes its
+	// background jobs' pids to.
+	PidsFile string
+	// BackgroundPids are the pids the wrapped command reported (shell.wrap.pids_file), the shell's own
+	// left out.
+	BackgroundPids []int
+	// Binary reports binary output (output.binary): the output ends before the read that held it.
+	Binary bool
 }
 
 // SessionInfo describes one session in a listing.

@@ -130,6 +130,12 @@ type Shell struct {
 	// Session starts each command in a session of its own (setsid, Node's detached: true), so $$ is also
 	// the session id; otherwise in a process group of its own (setpgid). Either way the group is killed.
 	Session bool `yaml:"session,omitempty" json:"session,omitempty"`
+
+	// The command as the host rewrites it (hostfeatures.go).
+
+	// Wrap rewrites each command before the shell runs it (a guard prefix, a subshell with a trap), and can
+	// have the shell report the jobs it left running.
+	Wrap *CommandWrap `yaml:"wrap,omitempty" json:"wrap,omitempty"`
 }
 
 // Sandbox is how a variant's commands are confined by default.
@@ -325,6 +331,12 @@ type Timeout struct {
 	// process errors arrive after its timer does (Node): the expiry outcome then renders with .Pid 0 and
 	// nothing registered. A spawn_error.<ERRNO> case (a failure the host sees at once) still comes first.
 	ExpiryFirst bool `yaml:"expiry_first,omitempty" json:"expiry_first,omitempty"`
+
+	// Inactivity (hostfeatures.go).
+
+	// Idle makes the timeout one of inactivity: it starts again at every output the command writes, so a
+	// command expires only after that long without output.
+	Idle bool `yaml:"idle,omitempty" json:"idle,omitempty"`
 }
 
 // TimeoutOverflow is a host timer's clamp.
@@ -379,6 +391,15 @@ type Output struct {
 
 	// Spill saves the whole output to a file past a bound; the result then shows a preview (spill.go).
 	Spill *Spill `yaml:"spill,omitempty" json:"spill,omitempty"`
+
+	// Terminal output (hostfeatures.go).
+
+	// StripANSI removes ANSI escape sequences after decoding, as the strip-ansi package does (colours,
+	// cursor moves, titles and hyperlinks): before newlines, strip and truncation see the text.
+	StripANSI bool `yaml:"strip_ansi,omitempty" json:"strip_ansi,omitempty"`
+	// Binary detects binary output from its first bytes: a NUL byte among them ends the text before the read
+	// that carried it (the rest is counted, not kept), and templates see .Binary.
+	Binary *BinaryOutput `yaml:"binary,omitempty" json:"binary,omitempty"`
 }
 
 // Truncate limits a text. For a stream it applies to the decoded text; for a result (Shape.Truncate) to the

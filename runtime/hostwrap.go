@@ -1,0 +1,91 @@
+package runtime
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentbash/agentbash/spec"
+)
+
+// wrapped is a command rewritten by the variant's shell.wrap, and the directory of its pids file
+// (shell.wrap.pids_file), which is removed when the run is over.
+type wrapped struct {
+	dir      string
+	pidsFile string
+}
+
+// wrapCommand renders shell.wrap's template for command. With pids_file, it makes a directory of its own
+// for the run and an empty pids file in it (so a sandboxed shell may write it); the caller removes it.
+func (c *call) wrapCommand(w *spec.CommandWrap, command string) (string, *wrapped, error) {
+	wr := &wrapped{}
+	if w.PidsFile {
+		dir, err := os.MkdirTemp("", "agentbash-wrap-")
+		if err != nil {
+			return "", nil, err
+		}
+		wr.dir, wr.pidsFile = dir, filepath.Join(dir, "bgpids.tmp")
+		f, err := os.OpenFile(wr.pidsFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			wr.remove()
+			return "", nil, err
+		}
+		f.Close()
+	}
+	text, err := c.t.tmpl.render(w.Command, &spec.Data{Command: command, PidsFile: wr.pidsFile})
+	if err != nil {
+		wr.remove()
+		return "", nil, err
+	}
+	return text, wr, nil
+}
+
+// maxPidsFile bounds what is read of a pids file: a command could write anything to it.
+const maxPidsFile = 1 << 16
+
+// backgroundPids reads the pids the wrapped command reported, one per line, leaving out shell (the
+// shell's own) and lines that are not a number.
+func (w *wrapped) backgroundPids(shell int) []int {
+	if w == nil || w.pidsFile == "" {
+		return nil
+	}
+	f, err := os.Open(w.pidsFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxPidsFile))
+	var pids []int
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		n, err := strconv.Atoi(strings.TrimSpace(string(line)))
+		if err != nil || n == shell {
+			continue
+		}
+		pids = append(pids, n)
+	}
+	return pids
+}
+
+// remove removes the run's directory.
+func (w *wrapped) remove() {
+	if w != nil && w.dir != "" {
+		_ = os.RemoveAll(w.dir)
+	}
+}
+
+// activity is a writer that reports each write on a channel without blocking (timeout.idle).
+type activity struct {
+	w  io.Writer
+	ch chan struct{}
+}
+
+func (a activity) Write(p []byte) (int, error) {
+	select {
+	case a.ch <- struct{}{}:
+	default:
+	}
+	return a.w.Write(p)
+}
