@@ -379,6 +379,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if w.EmptyIsDefault && w.EmptyFailsSpawn {
 			c.errf(ptr+"/workdir/empty_fails_spawn", "empty_is_default and empty_fails_spawn exclude each other")
 		}
+		c.failure(ptr+"/workdir/absolute", w.Absolute, cases)
 		c.failure(ptr+"/workdir/confine", w.Confine, cases)
 		c.failure(ptr+"/workdir/must_exist", w.MustExist, cases)
 		c.failure(ptr+"/workdir/must_be_dir", w.MustBeDir, cases)

@@ -357,6 +357,9 @@ type Workdir struct {
 	EmptyFailsSpawn bool `yaml:"empty_fails_spawn,omitempty" json:"empty_fails_spawn,omitempty"`
 	// ResolveSymlinks makes the path absolute and follows symlinks before the checks (Python's resolve()).
 	ResolveSymlinks bool `yaml:"resolve_symlinks,omitempty" json:"resolve_symlinks,omitempty"`
+	// Absolute fails when the path sent is not absolute (Node's path.isAbsolute), before any other check;
+	// data: .Path (as sent).
+	Absolute *Failure `yaml:"absolute,omitempty" json:"absolute,omitempty"`
 	// Confine fails when the resolved path is outside the workspace; data: .Path (as sent), .Resolved.
 	Confine *Failure `yaml:"confine,omitempty" json:"confine,omitempty"`
 	// MustExist fails when nothing exists at the path (a regular file passes, and then fails to start as a
