@@ -34,7 +34,7 @@ func goldens(t *testing.T) []golden {
 			if name != filepath.Base(dir) {
 				continue // only <name>/<name>.yaml
 			}
-			gs = append(gs, golden{name: name, spec: f, out: filepath.Join(dir, name+"_gen.go"), pkg: name})
+			gs = append(gs, golden{name: name, spec: f, out: filepath.Join(dir, name+"_gen.go"), pkg: PackageName(name)})
 		}
 	}
 	if len(gs) < 9 {

@@ -220,6 +220,12 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if p.Minimum != nil && p.Type != TypeInteger && p.Type != TypeNumber {
 			c.errf(pp+"/minimum", "minimum applies to numbers, not %s", p.Type)
 		}
+		if p.Maximum != nil && p.Type != TypeInteger && p.Type != TypeNumber {
+			c.errf(pp+"/maximum", "maximum applies to numbers, not %s", p.Type)
+		}
+		if p.Minimum != nil && p.Maximum != nil && *p.Minimum > *p.Maximum {
+			c.errf(pp+"/maximum", "maximum %v is below minimum %v", *p.Maximum, *p.Minimum)
+		}
 		if p.InvalidEntries != "" && p.Type != TypeObject {
 			c.errf(pp+"/invalid_entries", "invalid_entries applies to object parameters, not %s", p.Type)
 		}

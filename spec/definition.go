@@ -116,6 +116,10 @@ func writeProperty(b *bytes.Buffer, p *Param) {
 		b.WriteString(`,"minimum":`)
 		b.WriteString(strconv.FormatFloat(*p.Minimum, 'g', -1, 64))
 	}
+	if p.Maximum != nil {
+		b.WriteString(`,"maximum":`)
+		b.WriteString(strconv.FormatFloat(*p.Maximum, 'g', -1, 64))
+	}
 	b.WriteByte('}')
 }
 

@@ -225,6 +225,8 @@ type Param struct {
 	Default any `yaml:"default,omitempty" json:"default,omitempty"`
 	// Minimum is the schema minimum shown to the model (numbers only).
 	Minimum *float64 `yaml:"minimum,omitempty" json:"minimum,omitempty"`
+	// Maximum is the schema maximum shown to the model (numbers only).
+	Maximum *float64 `yaml:"maximum,omitempty" json:"maximum,omitempty"`
 	// Description is shown to the model, verbatim from the source.
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 	// Role tells the runtime what the parameter means: command, timeout, workdir, env, background (run in

@@ -6,6 +6,7 @@ import (
 	"github.com/agentbash/agentbash/variants/agentrail"
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
+	"github.com/agentbash/agentbash/variants/qwen-code"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -16,6 +17,7 @@ var builtins = []builtin{
 	{"agentrail", agentrail.Spec, typed(agentrail.New)},
 	{"codegensandbox", codegensandbox.Spec, typed(codegensandbox.New)},
 	{"codex", codex.Spec, typed(codex.New)},
+	{"qwen-code", qwencode.Spec, typed(qwencode.New)},
 	{"rye", rye.Spec, typed(rye.New)},
 	{"toolregistry", toolregistry.Spec, typed(toolregistry.New)},
 	{"tunacode", tunacode.Spec, typed(tunacode.New)},

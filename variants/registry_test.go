@@ -15,6 +15,7 @@ import (
 	"github.com/agentbash/agentbash/variants/codegensandbox"
 	"github.com/agentbash/agentbash/variants/codex"
 	"github.com/agentbash/agentbash/variants/internal/behavior"
+	qwencode "github.com/agentbash/agentbash/variants/qwen-code"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -56,6 +57,7 @@ var builtins = []struct {
 		return codegensandbox.New(runtime.WithWorkspace(ws))
 	}},
 	{"codex", codex.Definitions, func(ws string) (variants.Tool, error) { return codex.New(runtime.WithWorkspace(ws)) }},
+	{"qwen-code", qwencode.Definitions, func(ws string) (variants.Tool, error) { return qwencode.New(runtime.WithWorkspace(ws)) }},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))

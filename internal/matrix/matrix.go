@@ -124,6 +124,9 @@ func Of(v *spec.Variant) Column {
 			c.Truncation, c.Marker = kept(tr), marker(tr)
 		}
 	}
+	if sp := t.Output.Spill; sp != nil {
+		c.Limit, c.Truncation, c.Marker = spilled(sp)
+	}
 	if y := yield(t); y != "" {
 		c.Timeout, c.OnExpiry = "none; a yield window: "+y, "the command runs on as a session"
 	}
@@ -437,4 +440,30 @@ func sandboxed(v *spec.Variant) string {
 		s += ", best effort"
 	}
 	return s
+}
+
+// spilled describes output.spill: the bound, the preview kept, and its marker.
+func spilled(sp *spec.Spill) (limit, kept, mark string) {
+	var bound []string
+	if sp.Over.Limit > 0 {
+		bound = append(bound, fmt.Sprintf("%d %s", sp.Over.Limit, sp.Over.Unit))
+	}
+	if sp.Over.Lines > 0 {
+		bound = append(bound, fmt.Sprintf("%d lines", sp.Over.Lines))
+	}
+	limit = strings.Join(bound, " or ") + " combined, then saved whole to a file"
+	p := sp.Preview
+	switch p.Keep {
+	case spec.KeepHead:
+		kept = fmt.Sprintf("a preview: head %d", p.Head)
+	case spec.KeepTail:
+		kept = fmt.Sprintf("a preview: tail %d", p.Tail)
+	default:
+		kept = fmt.Sprintf("a preview: head %d and tail %d", p.Head, p.Tail)
+	}
+	mark = "-"
+	if p.Marker != "" {
+		mark = strconv.Quote(p.Marker)
+	}
+	return limit, kept, mark
 }
