@@ -177,7 +177,7 @@ type Tool struct {
 	// their JSON types, the default), python (passed to Python code unchecked; the role decides what another
 	// type does, as CPython does), pydantic (pydantic v2's lax mode), typebox (TypeBox's Value.Check on
 	// JavaScript's numbers) or go (Go type assertions: another type reads as absent).
-	Coerce Coerce `yaml:"coerce,omitempty" json:"coerce,omitempty" jsonschema:"enum=schema,enum=python,enum=pydantic,enum=typebox,enum=go"`
+	Coerce Coerce `yaml:"coerce,omitempty" json:"coerce,omitempty" jsonschema:"enum=schema,enum=python,enum=pydantic,enum=typebox,enum=go,enum=ajv"`
 	// RuntimeErrors is how an error the source's language runtime raises reaches the host (source.runtime
 	// says which runtime); without it each is raised as the runtime's own class.
 	RuntimeErrors *RuntimeErrors `yaml:"runtime_errors,omitempty" json:"runtime_errors,omitempty"`

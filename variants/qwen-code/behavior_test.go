@@ -88,6 +88,12 @@ func TestBehavior(t *testing.T) {
 		{Name: "timeout above the maximum", Params: behavior.CmdWith("echo x", "timeout", 600001), Err: fail("params/timeout must be <= 600000")},
 		{Name: "timeout with a fraction", Params: behavior.CmdWith("echo x", "timeout", 1.5), Err: fail("params/timeout must be integer")},
 		{Name: "is_background not a boolean", Params: behavior.CmdWith("echo x", "is_background", "yes"), Err: fail("params/is_background must be boolean")},
+		{Name: "command an array", Params: behavior.CmdWith("", "command", []any{"ls"}), Err: fail("params/command must be string")},
+		// Ajv's coerceTypes: what make hosts saw 0.24.4 answer.
+		{Name: "command a number", Params: behavior.CmdWith("", "command", 42), Want: behavior.Fixed(result("42", "", "bash: line 1: 42: command not found", "127", "(none)"))},
+		{Name: "timeout a numeric string", Params: behavior.CmdWith("echo typed; tail -f /dev/null", "timeout", "300"), Want: behavior.Fixed("Command timed out after 300ms before it could complete. Below is the output before it timed out:\ntyped")},
+		{Name: "timeout a string below the minimum", Params: behavior.CmdWith("echo x", "timeout", "0"), Err: fail("params/timeout must be >= 1")},
+		{Name: "is_background \"false\"", Params: behavior.CmdWith("echo fg", "is_background", "false"), Want: behavior.Fixed(result("echo fg", "", "fg", "0", "(none)"))},
 		// AbortSignal.timeout(effectiveTimeout): the group is killed, the output so far kept.
 		{
 			Name:   "timeout with partial output",
