@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -25,6 +27,42 @@ type Baseline struct {
 	Target string `yaml:"target,omitempty"`
 	// Failures are the expected failures.
 	Failures []ExpectedFailure `yaml:"failures"`
+	// Races are failures a race in the target may cause in any case: a failure of a case they name whose
+	// answer they recognise is expected, and a pass is not news.
+	Races []Race `yaml:"races,omitempty"`
+}
+
+// Race is a failure a race in the target may cause in any of several cases (output lost at random): a
+// failed case whose name matches Cases and whose answer (the target's, masked, as JSON text for a result
+// that is not a text) matches Got is an expected failure.
+type Race struct {
+	Cases  string `yaml:"cases"`
+	Got    string `yaml:"got"`
+	Reason string `yaml:"reason"`
+
+	cases, got *regexp.Regexp
+}
+
+// match reports whether a failed result is this race's.
+func (r *Race) match(res Result) bool {
+	if res.Status != Fail || res.Got == nil || !r.cases.MatchString(res.Case) {
+		return false
+	}
+	var text string
+	switch v := res.Got.Result.(type) {
+	case string:
+		text = v
+	case nil:
+		if res.Got.Error != nil {
+			text = res.Got.Error.Message
+		} else {
+			text = res.Got.Invalid
+		}
+	default:
+		b, _ := json.Marshal(v)
+		text = string(b)
+	}
+	return r.got.MatchString(text)
 }
 
 // ExpectedFailure is one case a target is known to fail, and why. Flaky marks a case that fails only
@@ -57,6 +95,18 @@ func LoadBaseline(path string) (*Baseline, error) {
 		}
 		seen[f.Case] = true
 	}
+	for i := range b.Races {
+		r := &b.Races[i]
+		if r.Cases == "" || r.Got == "" || strings.TrimSpace(r.Reason) == "" {
+			return nil, fmt.Errorf("%s: races[%d]: every race needs cases, got and a reason", path, i)
+		}
+		if r.cases, err = regexp.Compile(r.Cases); err != nil {
+			return nil, fmt.Errorf("%s: races[%d].cases: %w", path, i, err)
+		}
+		if r.got, err = regexp.Compile(r.Got); err != nil {
+			return nil, fmt.Errorf("%s: races[%d].got: %w", path, i, err)
+		}
+	}
 	return &b, nil
 }
 
@@ -69,10 +119,24 @@ func (b *Baseline) entry(name string) (ExpectedFailure, bool) {
 	return ExpectedFailure{}, false
 }
 
+// race is the race that explains a failed result, or nil.
+func (b *Baseline) race(res Result) *Race {
+	for i := range b.Races {
+		if b.Races[i].match(res) {
+			return &b.Races[i]
+		}
+	}
+	return nil
+}
+
 // judge applies the baseline to one result.
 func (b *Baseline) judge(res Result) Result {
 	e, listed := b.entry(res.Case)
 	if !listed {
+		if r := b.race(res); r != nil {
+			res.Status = XFail
+			res.Reason = strings.TrimSpace("expected failure (baseline race: " + r.Reason + ")\n" + res.Reason)
+		}
 		return res
 	}
 	why := e.Reason
@@ -111,6 +175,9 @@ func (b *Baseline) stale(all []Case) []string {
 // be nil.
 func UpdateBaseline(old *Baseline, r *Report) *Baseline {
 	nb := &Baseline{Variant: r.Variant, Target: r.Target, Failures: []ExpectedFailure{}}
+	if old != nil {
+		nb.Races = old.Races // kept as they are
+	}
 	for _, res := range r.Results {
 		var prev ExpectedFailure
 		listed := false
@@ -121,8 +188,8 @@ func UpdateBaseline(old *Baseline, r *Report) *Baseline {
 			nb.Failures = append(nb.Failures, prev) // it fails only sometimes: kept as it is
 			continue
 		}
-		if !res.failed() || strings.HasPrefix(res.Reason, "stale baseline") {
-			continue // it passes (now)
+		if !res.failed() || strings.HasPrefix(res.Reason, "stale baseline") || strings.HasPrefix(res.Reason, "expected failure (baseline race:") {
+			continue // it passes (now), or a race explains it
 		}
 		why := prev.Reason
 		if !listed {

@@ -151,6 +151,19 @@ func TestBaseline(t *testing.T) {
 	if nb := UpdateBaseline(flaky, r); len(nb.Failures) != 2 || !nb.Failures[1].Flaky || nb.Failures[1].Case != "bash/stdout only" {
 		t.Errorf("updated with a flaky entry: %+v", nb.Failures)
 	}
+	// A race: a failure of a case it names whose answer it recognises is expected, another is not, and an
+	// update keeps the race and lists no case for it.
+	race := write("race.yaml", "failures: []\nraces:\n  - cases: ^bash/\n    got: '\"exit_code\":1\\b'\n    reason: the exit code is lost at random\n")
+	r = run(race)
+	if !r.OK() || r.Passed != 1 || r.Expected != 1 || !strings.Contains(r.Summary(), "baseline race: the exit code is lost at random") {
+		t.Errorf("a race:\n%s", r.Summary())
+	}
+	if nb := UpdateBaseline(race, r); len(nb.Failures) != 0 || len(nb.Races) != 1 {
+		t.Errorf("updated with a race: %+v", nb)
+	}
+	if r := run(write("race2.yaml", "failures: []\nraces:\n  - cases: ^bash/\n    got: lost\n    reason: another answer\n")); r.OK() || r.Failed != 1 {
+		t.Errorf("a race that does not recognise the answer:\n%s", r.Summary())
+	}
 	nb = UpdateBaseline(nil, run(nil))
 	if len(nb.Failures) != 1 || nb.Failures[0].Reason != "$.exit_code: want 3, got 1" {
 		t.Errorf("from nothing: %+v", nb.Failures)
@@ -162,7 +175,7 @@ func TestBaseline(t *testing.T) {
 	if back := write("back.yaml", string(y)); len(back.Failures) != 1 || back.Failures[0] != nb.Failures[0] {
 		t.Errorf("round trip: %+v\n%s", back, y)
 	}
-	for _, bad := range []string{"failures:\n  - case: x\n", "failures:\n  - case: x\n    reason: a\n  - case: x\n    reason: b\n", "nope: 1\n"} {
+	for _, bad := range []string{"failures:\n  - case: x\n", "failures: []\nraces:\n  - cases: x\n    got: '('\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reason: r\n", "failures:\n  - case: x\n    reason: a\n  - case: x\n    reason: b\n", "nope: 1\n"} {
 		p := filepath.Join(dir, "bad.yaml")
 		os.WriteFile(p, []byte(bad), 0o644)
 		if _, err := LoadBaseline(p); err == nil {

@@ -16,11 +16,12 @@ import (
 
 // Placeholders that masked values become.
 const (
-	pidToken      = "<PID>"
-	uuidToken     = "<UUID>"
-	idToken       = "<ID>"
-	timeToken     = "<TIME>"
-	durationToken = "<DURATION>"
+	pidToken       = "<PID>"
+	uuidToken      = "<UUID>"
+	idToken        = "<ID>"
+	timeToken      = "<TIME>"
+	durationToken  = "<DURATION>"
+	engineTmpToken = "<ENGINE_TMP>"
 )
 
 var (
@@ -44,6 +45,12 @@ var (
 	sessionIDRE = lazyRegexp(`(?i)\b((?:session|process)[_ ]?id)(\s*[:=]\s*|\s+)(\d+)\b`)
 	// "Chunk ID: 3fa2b1": a random chunk id.
 	chunkIDRE = lazyRegexp(`(?i)\b(chunk[_ ]?id)(\s*[:=]\s*)([0-9A-Za-z-]+)`)
+	// "id: bg_3f2b8c1e" on a line of its own: an id with a digit, which the text may name again (in a
+	// file name).
+	lineIDRE = lazyRegexp(`(?m)^(id)(:[ \t]*)(\S*\d\S*)$`)
+	// An engine's temporary directory (runtime: os.MkdirTemp's agentbash-engine-*), which a result may
+	// name (a spilled file's path): two engines have two.
+	engineTmpRE = lazyRegexp(`/\S*?agentbash-engine-\d+`)
 	// "Wall time: 0.2531 seconds", "Wall time: 0 seconds": a measured time, whole or not.
 	wallTimeRE = lazyRegexp(`(?i)\b(wall[_ ]time)(\s*[:=]\s*)(\d+(?:\.\d+)?)`)
 	// Fractional durations only ("0.53s", "12.5ms"): whole ones ("timed out after 1s") are contract text.
@@ -59,8 +66,9 @@ const parentToken = "<PARENT_DIR_LINE>"
 
 // Masker replaces what cannot match between two runs of the same case: the workspace path (as given and
 // with symbolic links resolved) with "<WORKSPACE>", uuids with "<UUID>", pids after "pid" with "<PID>",
-// shell ids after "shell_id", session ids after "session id" or "process id", and chunk ids after "chunk
-// id" with "<ID>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional durations and the time
+// shell ids after "shell_id", session ids after "session id" or "process id", chunk ids after "chunk id",
+// and an id on a line "id: X" (wherever the text names it) with "<ID>", an engine's temporary directory
+// with "<ENGINE_TMP>", RFC 3339 timestamps and ls -l dates with "<TIME>", fractional durations and the time
 // after "wall time" with "<DURATION>", and the `ls -l` line of the parent directory (..) with
 // "<PARENT_DIR_LINE>". In JSON, it also masks the values of keys named like pid, shell_id, session_id,
 // chunk_id, duration and wall_time.
@@ -180,6 +188,21 @@ func (m *Masker) Text(s string) string {
 	if containsFold(s, "id") {
 		s = sessionIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
 		s = chunkIDRE.ReplaceAllString(s, "${1}${2}"+idToken)
+		var named []string
+		s = lineIDRE.ReplaceAllStringFunc(s, func(x string) string {
+			g := lineIDRE.FindStringSubmatch(x)
+			if g[3] == uuidToken || g[3] == pidToken {
+				return x
+			}
+			named = append(named, g[3])
+			return g[1] + g[2] + idToken
+		})
+		for _, id := range named {
+			s = strings.ReplaceAll(s, id, idToken) // where the text names it again
+		}
+	}
+	if strings.Contains(s, "agentbash-engine-") {
+		s = engineTmpRE.ReplaceAllString(s, engineTmpToken)
 	}
 	if containsFold(s, "time") {
 		s = wallTimeRE.ReplaceAllString(s, "${1}${2}"+durationToken)

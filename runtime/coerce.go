@@ -42,8 +42,116 @@ func (c *call) coerceParam(p *spec.Param, v any) (handled bool, err error) {
 			}
 		}
 		c.params[p.Name] = nv
+	case spec.CoerceAjv:
+		if v == nil && p.Nullable {
+			return false, nil
+		}
+		if nv, ok := ajvCoerce(p.Type, v); ok {
+			c.params[p.Name] = nv
+		}
 	}
 	return false, nil
+}
+
+// ajvCoerce converts a value as Ajv's coerceTypes does for a parameter of type typ (its coerceToTypes of
+// a scalar); ok false leaves the value as it is, for the type check.
+func ajvCoerce(typ spec.Type, v any) (any, bool) {
+	switch typ {
+	case spec.TypeString:
+		switch x := v.(type) {
+		case json.Number:
+			return jsNumberString(x), true
+		case bool:
+			return strconv.FormatBool(x), true
+		case nil:
+			return "", true
+		}
+	case spec.TypeInteger, spec.TypeNumber:
+		var f float64
+		switch x := v.(type) {
+		case string:
+			n, ok := jsNumber(x)
+			if !ok || x == "" {
+				return nil, false
+			}
+			f = n
+		case bool:
+			if x {
+				f = 1
+			}
+		case nil:
+		default:
+			return nil, false
+		}
+		if typ == spec.TypeInteger && f != math.Trunc(f) {
+			return nil, false
+		}
+		return json.Number(strconv.FormatFloat(f, 'f', -1, 64)), true
+	case spec.TypeBoolean:
+		switch x := v.(type) {
+		case string:
+			if x == "true" || x == "false" {
+				return x == "true", true
+			}
+		case json.Number:
+			if f, err := x.Float64(); err == nil && (f == 0 || f == 1) {
+				return f == 1, true
+			}
+		case nil:
+			return false, true
+		}
+	}
+	return nil, false
+}
+
+// jsNumberPrefixRE is a string JavaScript's Number() reads in base 16, 8 or 2.
+var jsNumberPrefixRE = regexp.MustCompile(`^0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)$`)
+
+// jsNumber is JavaScript's Number(s) (white space trimmed, "" is 0, decimal with an exponent, 0x/0o/0b,
+// Infinity), without NaN: ok false where Number() gives NaN or a value that is not finite.
+func jsNumber(s string) (float64, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, true
+	}
+	if m := jsNumberPrefixRE.FindStringSubmatch(t); m != nil {
+		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[m[1][0]]
+		n, ok := new(big.Int).SetString(m[1][1:], base)
+		if !ok {
+			return 0, false
+		}
+		f, _ := new(big.Float).SetInt(n).Float64()
+		return f, !math.IsInf(f, 0)
+	}
+	if strings.ContainsAny(t, "_xXpP") || strings.EqualFold(t, "inf") || strings.HasSuffix(strings.ToLower(t), "nan") || strings.Contains(strings.ToLower(t), "inf") {
+		return 0, false // Go's ParseFloat reads these, JavaScript does not (or they are not finite)
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// jsNumberString is JavaScript's String() of a JSON number: the shortest form, an exponent only from 1e21
+// (or below 1e-6).
+func jsNumberString(n json.Number) string {
+	f, err := n.Float64()
+	if err != nil {
+		return string(n)
+	}
+	if f == 0 {
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		mant, exp, _ := strings.Cut(s, "e")
+		if exp[0] == '+' {
+			return mant + "e+" + strings.TrimLeft(exp[1:], "0")
+		}
+		return mant + "e-" + strings.TrimLeft(exp[1:], "0")
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // goDecodeError finds the first number in the arguments that encoding/json cannot put in a float64 (with

@@ -45,6 +45,9 @@ func (c *call) workdir(w *spec.Workdir, p *spec.Param, ws string) error {
 		return nil
 	}
 	c.data.Path = sent
+	if w.Absolute != nil && !filepath.IsAbs(sent) {
+		return c.fail(w.Absolute)
+	}
 	path := sent
 	if !filepath.IsAbs(path) {
 		path = strings.TrimSuffix(ws, "/") + "/" + path

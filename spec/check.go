@@ -242,6 +242,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if d, ok := p.Default.(string); ok && len(p.Enum) > 0 && !slices.Contains(p.Enum, d) {
 			c.errf(pp+"/default", "default %q is not one of the enum's values", d)
 		}
+		if p.Minimum != nil && p.Maximum != nil && *p.Minimum > *p.Maximum {
+			c.errf(pp+"/maximum", "maximum %v is below minimum %v", *p.Maximum, *p.Minimum)
+		}
 		if p.InvalidEntries != "" && p.Type != TypeObject {
 			c.errf(pp+"/invalid_entries", "invalid_entries applies to object parameters, not %s", p.Type)
 		}
@@ -416,6 +419,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		if w.EmptyIsDefault && w.EmptyFailsSpawn {
 			c.errf(ptr+"/workdir/empty_fails_spawn", "empty_is_default and empty_fails_spawn exclude each other")
 		}
+		c.failure(ptr+"/workdir/absolute", w.Absolute, cases)
 		c.failure(ptr+"/workdir/confine", w.Confine, cases)
 		c.failure(ptr+"/workdir/must_exist", w.MustExist, cases)
 		c.failure(ptr+"/workdir/must_be_dir", w.MustBeDir, cases)

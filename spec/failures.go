@@ -77,6 +77,7 @@ func (v *Variant) Failures() []Site {
 			add(t, t.Name+" gets a timeout out of range", tp+"/timeout/fail", tm.Fail)
 		}
 		if w := t.Workdir; w != nil {
+			add(t, t.Name+" gets a relative working directory", tp+"/workdir/absolute", w.Absolute)
 			add(t, t.Name+" gets a working directory outside the workspace", tp+"/workdir/confine", w.Confine)
 			add(t, t.Name+" gets a working directory that does not exist", tp+"/workdir/must_exist", w.MustExist)
 			add(t, t.Name+" gets a working directory that is not a directory", tp+"/workdir/must_be_dir", w.MustBeDir)

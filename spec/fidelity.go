@@ -81,6 +81,12 @@ const (
 	// float64's range fails the whole request (invalid_param, .Value the number as sent). Needs
 	// source.runtime go.
 	CoerceGo Coerce = "go"
+	// CoerceAjv validates as Ajv does with coerceTypes (a Node host's JSON Schema validator): a value of
+	// another scalar type is converted first, then checked: a string parameter takes a number (its
+	// JavaScript String()), a boolean ("true") and null (""); an integer or number one a numeric string
+	// (JavaScript's Number() of it, integral for an integer), a boolean (1, 0) and null (0); a boolean one
+	// "true" and "false", 1 and 0, and null (false). The tool runs with the converted values.
+	CoerceAjv Coerce = "ajv"
 )
 
 // RuntimeErrors is how an error the source's language runtime raises reaches the host: the TypeError of a

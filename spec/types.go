@@ -186,7 +186,7 @@ type Tool struct {
 	// their JSON types, the default), python (passed to Python code unchecked; the role decides what another
 	// type does, as CPython does), pydantic (pydantic v2's lax mode), typebox (TypeBox's Value.Check on
 	// JavaScript's numbers) or go (Go type assertions: another type reads as absent).
-	Coerce Coerce `yaml:"coerce,omitempty" json:"coerce,omitempty" jsonschema:"enum=schema,enum=python,enum=pydantic,enum=typebox,enum=go"`
+	Coerce Coerce `yaml:"coerce,omitempty" json:"coerce,omitempty" jsonschema:"enum=schema,enum=python,enum=pydantic,enum=typebox,enum=go,enum=ajv"`
 	// RuntimeErrors is how an error the source's language runtime raises reaches the host (source.runtime
 	// says which runtime); without it each is raised as the runtime's own class.
 	RuntimeErrors *RuntimeErrors `yaml:"runtime_errors,omitempty" json:"runtime_errors,omitempty"`
@@ -407,6 +407,9 @@ type Workdir struct {
 	EmptyFailsSpawn bool `yaml:"empty_fails_spawn,omitempty" json:"empty_fails_spawn,omitempty"`
 	// ResolveSymlinks makes the path absolute and follows symlinks before the checks (Python's resolve()).
 	ResolveSymlinks bool `yaml:"resolve_symlinks,omitempty" json:"resolve_symlinks,omitempty"`
+	// Absolute fails when the path sent is not absolute (Node's path.isAbsolute), before any other check;
+	// data: .Path (as sent).
+	Absolute *Failure `yaml:"absolute,omitempty" json:"absolute,omitempty"`
 	// Confine fails when the resolved path is outside the workspace; data: .Path (as sent), .Resolved.
 	Confine *Failure `yaml:"confine,omitempty" json:"confine,omitempty"`
 	// MustExist fails when nothing exists at the path (a regular file passes, and then fails to start as a

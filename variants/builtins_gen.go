@@ -12,6 +12,7 @@ import (
 	"github.com/agentbash/agentbash/variants/openai-local-shell"
 	"github.com/agentbash/agentbash/variants/openai-shell"
 	"github.com/agentbash/agentbash/variants/opencode"
+	"github.com/agentbash/agentbash/variants/qwen-code"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -29,6 +30,7 @@ var builtins = []builtin{
 	{"openai-local-shell", openailocalshell.Spec, typed(openailocalshell.New)},
 	{"openai-shell", openaishell.Spec, typed(openaishell.New)},
 	{"opencode", opencode.Spec, typed(opencode.New)},
+	{"qwen-code", qwencode.Spec, typed(qwencode.New)},
 	{"rye", rye.Spec, typed(rye.New)},
 	{"toolregistry", toolregistry.Spec, typed(toolregistry.New)},
 	{"tunacode", tunacode.Spec, typed(tunacode.New)},

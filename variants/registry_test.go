@@ -22,6 +22,7 @@ import (
 	"github.com/agentbash/agentbash/variants/openai-local-shell"
 	"github.com/agentbash/agentbash/variants/openai-shell"
 	"github.com/agentbash/agentbash/variants/opencode"
+	qwencode "github.com/agentbash/agentbash/variants/qwen-code"
 	"github.com/agentbash/agentbash/variants/rye"
 	"github.com/agentbash/agentbash/variants/toolregistry"
 	"github.com/agentbash/agentbash/variants/tunacode"
@@ -84,6 +85,7 @@ var builtins = []struct {
 		return openaishell.New(runtime.WithWorkspace(ws))
 	}},
 	{"opencode", opencode.Definitions, func(ws string) (variants.Tool, error) { return opencode.New(runtime.WithWorkspace(ws)) }},
+	{"qwen-code", qwencode.Definitions, func(ws string) (variants.Tool, error) { return qwencode.New(runtime.WithWorkspace(ws)) }},
 	{"rye", rye.Definitions, func(ws string) (variants.Tool, error) { return rye.New(runtime.WithWorkspace(ws)) }},
 	{"toolregistry", toolregistry.Definitions, func(ws string) (variants.Tool, error) {
 		return toolregistry.New(runtime.WithWorkspace(ws))

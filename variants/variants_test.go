@@ -14,7 +14,7 @@ import (
 )
 
 // builtinIDs are the variants every build must carry.
-var builtinIDs = []string{"agentrail", "anthropic-bash", "claude-code", "codegensandbox", "codex", "gemini-cli", "openai-local-shell", "openai-shell", "opencode", "rye", "toolregistry", "tunacode", "vercel-bash-tool"}
+var builtinIDs = []string{"agentrail", "anthropic-bash", "claude-code", "codegensandbox", "codex", "gemini-cli", "openai-local-shell", "openai-shell", "opencode", "qwen-code", "rye", "toolregistry", "tunacode", "vercel-bash-tool"}
 
 func TestBuiltinsLoad(t *testing.T) {
 	ids := variants.IDs()

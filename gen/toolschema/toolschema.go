@@ -47,6 +47,8 @@ type Property struct {
 	Default any `json:"default,omitempty"`
 	// Minimum is the schema minimum, or nil.
 	Minimum *float64 `json:"minimum,omitempty"`
+	// Maximum is the schema maximum, or nil.
+	Maximum *float64 `json:"maximum,omitempty"`
 }
 
 // Summarize reduces a parameters schema to its Summary. It reads the properties of a top-level object
@@ -95,6 +97,7 @@ type node struct {
 	Description          string          `json:"description"`
 	Default              json.RawMessage `json:"default"`
 	Minimum              *float64        `json:"minimum"`
+	Maximum              *float64        `json:"maximum"`
 	AnyOf                []node          `json:"anyOf"`
 	OneOf                []node          `json:"oneOf"`
 	Properties           json.RawMessage `json:"properties"`
@@ -141,6 +144,9 @@ func summarizeProperty(name string, n node) Property {
 		}
 		if p.Minimum == nil {
 			p.Minimum = n.Minimum
+		}
+		if p.Maximum == nil {
+			p.Maximum = n.Maximum
 		}
 		if p.Values == "" && n.AdditionalProperties != nil {
 			if ts := typeList(n.AdditionalProperties.Type); len(ts) == 1 {

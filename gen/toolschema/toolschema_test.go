@@ -34,6 +34,15 @@ func TestInput(t *testing.T) {
 	if got := string(toolschema.Input(&spec.Tool{})); got != `{"type":"object","properties":{}}` {
 		t.Errorf("no params: %s", got)
 	}
+	// A range: minimum and maximum, which Summarize reads back.
+	ranged := &spec.Tool{Params: []spec.Param{{Name: "timeout", Type: "integer", Minimum: ptr(1.0), Maximum: ptr(600000.0)}}}
+	in := toolschema.Input(ranged)
+	if got, want := string(in), `{"type":"object","properties":{"timeout":{"type":"integer","minimum":1,"maximum":600000}}}`; got != want {
+		t.Errorf("range: got  %s\nwant %s", got, want)
+	}
+	if s, err := toolschema.Summarize(in); err != nil || len(s.Properties) != 1 || s.Properties[0].Maximum == nil || *s.Properties[0].Maximum != 600000 {
+		t.Errorf("range summarized: %+v, %v", s, err)
+	}
 }
 
 // TestSummarizeDialects: the same parameters as pydantic, invopop (nullable as oneOf, keywords inside) and

@@ -102,7 +102,8 @@ type Config struct {
 	Head int
 	// Tail is how many units of the end of the processed text are kept, in a ring (negative counts as 0,
 	// more than MaxKeep bytes' worth as MaxKeep).
-	Tail       int // CountLines counts the "\n" of the processed text (Snapshot.Newlines).
+	Tail int
+	// CountLines counts the "\n" of the processed text (Snapshot.Newlines).
 	CountLines bool
 
 	// StripANSI removes ANSI escape sequences after decoding, as the strip-ansi package (v7) does: OSC
@@ -136,7 +137,8 @@ type Snapshot struct {
 	// Err is, with Strict, the first decode error; the text after it was not processed.
 	Err *DecodeError
 	// Unit is the unit of the capture's Head and Tail (Truncate uses it to know where they may be cut).
-	Unit     Unit // Newlines is the number of "\n" in the processed text, with Config.CountLines (else 0).
+	Unit Unit
+	// Newlines is the number of "\n" in the processed text, with Config.CountLines (else 0).
 	Newlines int64
 	// Binary reports that Config.BinarySniff found a NUL byte: the text ends before the write that held it.
 	Binary bool
