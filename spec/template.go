@@ -239,12 +239,6 @@ func funcsFor(st *execState, builtins bool) template.FuncMap {
 			}
 			return strings.Join(parts, ""), nil
 		},
-		// trim removes leading and trailing white space (Go's strings.TrimSpace: Unicode White_Space, as
-		// JavaScript's trim() of a result text and Python's str.strip() of it mostly do). It returns part of
-		// its argument, and costs a step per stepBytes scanned.
-		"trim": func(s string) (string, error) {
-			return strings.TrimSpace(s), st.step(1 + len(s)/stepBytes)
-		},
 		// pynum formats a number as Python's str() of the value the model sent (120, 1.5, 1e-05 -> as JSON).
 		"pynum": func(v any) (string, error) { return pynum(v), st.step(1) },
 		// int truncates a number toward zero.
