@@ -135,12 +135,21 @@ func calls(e *env) ([]*row, error) {
 // sandboxedID is the variant whose call is timed with the sandbox on (runtime/sandbox).
 const sandboxedID = "rye"
 
-// commandParams are the parameters of a call of command through t: the command, and a word for any other
-// required string (a description).
-func commandParams(t *spec.Tool, command string) map[string]string {
-	p := map[string]string{t.Param(spec.RoleCommand).Name: command}
+// commandParams are the parameters of a call of command through t: the command (a tool that takes a
+// program and its arguments gets /bin/sh -c and the command; a tool that takes a list of commands, a list
+// of one), and a word for any other required string (a description).
+func commandParams(t *spec.Tool, command string) map[string]any {
+	p := map[string]any{}
+	switch {
+	case t.Param(spec.RoleCommand) != nil:
+		p[t.Param(spec.RoleCommand).Name] = command
+	case t.Param(spec.RoleArgv) != nil:
+		p[t.Param(spec.RoleArgv).Name] = []string{"/bin/sh", "-c", command}
+	case t.Param(spec.RoleCommands) != nil:
+		p[t.Param(spec.RoleCommands).Name] = []string{command}
+	}
 	for _, q := range t.Params {
-		if q.Required && q.Type == spec.TypeString && p[q.Name] == "" {
+		if q.Required && q.Type == spec.TypeString && p[q.Name] == nil {
 			p[q.Name] = "bench"
 		}
 	}
