@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
+	"github.com/agentbash/agentbash/runtime/proc"
 )
 
 // persistentSpec is a persistent shell with an exit status after its sentinel, a restart, and a short
@@ -339,4 +340,32 @@ func TestWithShellAPIShapes(t *testing.T) {
 	if got, err := callText(t, eng, `{"command":"echo hi"}`); err != nil || got != "exited 0" {
 		t.Fatalf("persistent: %q %v", got, err)
 	}
+}
+
+// remoteStub is an executor that would run commands on another machine; it records whether it was opened.
+type remoteStub struct{ opened bool }
+
+func (x *remoteStub) Open([]string) (proc.Starter, error) {
+	x.opened = true
+	return nil, errors.New("not opened in this test")
+}
+
+// TestPersistentRefusesExecutor: a persistent shell is not started through an executor yet, so an engine
+// with one is refused, naming the tool, rather than running the shell on this machine; a Refuser (which
+// starts nothing) is accepted.
+func TestPersistentRefusesExecutor(t *testing.T) {
+	x := &remoteStub{}
+	eng, err := runtime.New(parseSpec(t, persistentSpec), runtime.WithWorkspace(t.TempDir()), runtime.WithExecutor(x))
+	if err == nil {
+		eng.Close()
+		t.Fatal("New accepted a persistent shell with an executor")
+	}
+	if !strings.Contains(err.Error(), "a persistent shell does not run through an executor yet") || x.opened {
+		t.Fatalf("got %v (opened %v)", err, x.opened)
+	}
+	eng, err = runtime.New(parseSpec(t, persistentSpec), runtime.WithWorkspace(t.TempDir()), runtime.WithExecutor(&proc.Refuser{}))
+	if err != nil {
+		t.Fatalf("with a Refuser: %v", err)
+	}
+	eng.Close()
 }

@@ -253,7 +253,7 @@ func (c *call) startShell(s *pshell) (*prun, error) {
 	}
 	c.data.Shell = argv[0]
 	grace := c.e.v.Shell.GraceDuration()
-	p, err := proc.Start(proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: outW, Stderr: errW,
+	p, err := c.e.start(proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: outW, Stderr: errW,
 		OpenStdin: true, Grace: grace, Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox})
 	closeFiles(outW, errW) // the shell holds its own
 	if err != nil {
