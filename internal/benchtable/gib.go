@@ -27,7 +27,7 @@ const gibGap = "1 GiB through a variant ≤ 1.1x `| cat` is not met on every run
 // gibRSSGap is why a few variants' peak RSS passes 32 MiB for 1 GiB of output.
 const gibRSSGap = "Peak RSS < 32 MiB for 1 GiB is missed by some variants (measured 2026-11-26 with `go run ./internal/benchtable " +
 	"-quick -run GiB`: agentrail 33.7 MiB, opencode 49.3 MiB; rye 21.1 MiB). The floor of `agentbash run` rose from about 18 to 21 MiB with " +
-	"sixteen compiled specs in the binary; agentrail keeps its 1 MiB head of each stream; a variant whose output spills to a file " +
+	"fourteen compiled specs in the binary; agentrail keeps its 1 MiB head of each stream; a variant whose output spills to a file " +
 	"(opencode) keeps up to 8 MiB of the output as well, for the answer it gives when the file cannot be written, and the Go heap " +
 	"grows to twice what it holds before a collection. The run fails past 56 MiB."
 
