@@ -100,16 +100,11 @@ func requireInContainer(t *testing.T, id string, x *docker.Executor) {
 		}
 	}
 	probe := "tr '\\0' ' ' </proc/1/cmdline" // NULs would read as binary output
-	switch {
-	case tool.Param(spec.RoleCommand) != nil:
-		params[tool.Param(spec.RoleCommand).Name] = probe
-	case tool.Param(spec.RoleArgv) != nil:
-		params[tool.Param(spec.RoleArgv).Name] = []string{"sh", "-c", probe}
-	case tool.Param(spec.RoleCommands) != nil:
-		params[tool.Param(spec.RoleCommands).Name] = []string{probe}
-	default:
+	name, value, ok := tool.CommandArg(probe)
+	if !ok {
 		t.Fatalf("%s: its first tool takes no command", id)
 	}
+	params[name] = value
 	b, _ := json.Marshal(params)
 	res, err := eng.Call(context.Background(), tool.Name, b)
 	if err != nil || !strings.Contains(string(res), docker.AgentPath) {

@@ -88,14 +88,11 @@ func requireConfined(t *testing.T, v *spec.Variant, tg Target, c sandbox.Config)
 		t.Fatalf("%s has no case %q", v.ID, tool.Name+"/stdout only")
 	}
 	write := "echo x | tee " + outside + "/f " + ws + "/f"
-	switch {
-	case tool.Param(spec.RoleCommand) != nil:
-		set[tool.Param(spec.RoleCommand).Name], _ = json.Marshal(write)
-	case tool.Param(spec.RoleCommands) != nil:
-		set[tool.Param(spec.RoleCommands).Name], _ = json.Marshal([]string{write})
-	default:
-		set[tool.Param(spec.RoleArgv).Name], _ = json.Marshal([]string{"/bin/sh", "-c", write})
+	name, value, ok := tool.CommandArg(write)
+	if !ok {
+		t.Fatalf("%s: tool %s takes no command", v.ID, tool.Name)
 	}
+	set[name], _ = json.Marshal(value)
 	params, err := json.Marshal(set)
 	if err != nil {
 		t.Fatal(err)

@@ -394,3 +394,18 @@ func (t *Tool) batchSites(tp string) []Site {
 	}
 	return out
 }
+
+// CommandArg is how a call of the tool carries a shell command: the parameter and its value for each
+// shape (a command: the text; a list of commands: a list of one; a program and its arguments: /bin/sh -c
+// and the text). ok is false for a tool that takes no command.
+func (t *Tool) CommandArg(command string) (name string, value any, ok bool) {
+	switch {
+	case t.Param(RoleCommand) != nil:
+		return t.Param(RoleCommand).Name, command, true
+	case t.Param(RoleCommands) != nil:
+		return t.Param(RoleCommands).Name, []string{command}, true
+	case t.Param(RoleArgv) != nil:
+		return t.Param(RoleArgv).Name, []string{"/bin/sh", "-c", command}, true
+	}
+	return "", nil, false
+}

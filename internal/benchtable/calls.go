@@ -140,13 +140,8 @@ const sandboxedID = "rye"
 // of one), and a word for any other required string (a description).
 func commandParams(t *spec.Tool, command string) map[string]any {
 	p := map[string]any{}
-	switch {
-	case t.Param(spec.RoleCommand) != nil:
-		p[t.Param(spec.RoleCommand).Name] = command
-	case t.Param(spec.RoleArgv) != nil:
-		p[t.Param(spec.RoleArgv).Name] = []string{"/bin/sh", "-c", command}
-	case t.Param(spec.RoleCommands) != nil:
-		p[t.Param(spec.RoleCommands).Name] = []string{command}
+	if name, value, ok := t.CommandArg(command); ok {
+		p[name] = value
 	}
 	for _, q := range t.Params {
 		if q.Required && q.Type == spec.TypeString && p[q.Name] == nil {
