@@ -278,7 +278,7 @@ func (c *call) exec() (json.RawMessage, error) {
 		c.data.ShellID = sh.ID()
 		c.data.Running = true
 		if wrap != nil {
-			// The shell's directory goes when the shell does.
+			// The shell's pids file goes when the shell does.
 			go func(w *wrapped) { <-p.Done(); w.remove() }(wrap)
 			wrap = nil
 		}

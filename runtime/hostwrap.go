@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,28 +14,23 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-// wrapped is a command rewritten by the variant's shell.wrap, and the directory of its pids file
-// (shell.wrap.pids_file), which is removed when the run is over.
+// wrapped is a command rewritten by the variant's shell.wrap, and its pids file (shell.wrap.pids_file),
+// which is removed when the run is over.
 type wrapped struct {
-	dir      string
 	pidsFile string
 }
 
-// wrapCommand renders shell.wrap's template for command. With pids_file, it makes a directory of its own
-// for the run and an empty pids file in it (so a sandboxed shell may write it); the caller removes it.
+// wrapCommand renders shell.wrap's template for command. With pids_file, it makes an empty pids file of
+// the run's own under the system's temporary directory (so a sandboxed shell may write it): one create, no
+// directory, as a call's hot path wants; the caller removes it.
 func (c *call) wrapCommand(w *spec.CommandWrap, command string) (string, *wrapped, error) {
 	wr := &wrapped{}
 	if w.PidsFile {
-		dir, err := os.MkdirTemp("", "agentbash-wrap-")
+		f, err := os.CreateTemp("", "agentbash-bgpids-*.tmp")
 		if err != nil {
 			return "", nil, err
 		}
-		wr.dir, wr.pidsFile = dir, filepath.Join(dir, "bgpids.tmp")
-		f, err := os.OpenFile(wr.pidsFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			wr.remove()
-			return "", nil, err
-		}
+		wr.pidsFile = f.Name()
 		f.Close()
 	}
 	text, err := c.t.tmpl.render(w.Command, &spec.Data{Command: command, PidsFile: wr.pidsFile})
@@ -73,10 +67,10 @@ func (w *wrapped) backgroundPids(shell int) []int {
 	return pids
 }
 
-// remove removes the run's directory.
+// remove removes the run's pids file.
 func (w *wrapped) remove() {
-	if w != nil && w.dir != "" {
-		_ = os.RemoveAll(w.dir)
+	if w != nil && w.pidsFile != "" {
+		_ = os.Remove(w.pidsFile)
 	}
 }
 

@@ -13,10 +13,10 @@ type CommandWrap struct {
 	// Command is a template for the text the shell runs instead of the command; data: .Command (the command
 	// as sent), .PidsFile. Template functions such as trim and shquote help ({{trim .Command}}).
 	Command string `yaml:"command" json:"command"`
-	// PidsFile makes a file for each run, named by .PidsFile (in a directory of its own under the system's
+	// PidsFile makes a file for each run, named by .PidsFile (a file of its own under the system's
 	// temporary directory), that the wrapped command writes the process ids of the jobs it left running to
 	// (a trap's `jobs -p`); after the shell exits they are read, one per line, into .BackgroundPids (the
-	// shell's own pid left out), and the directory is removed.
+	// shell's own pid left out), and the file is removed.
 	PidsFile bool `yaml:"pids_file,omitempty" json:"pids_file,omitempty"`
 }
 
