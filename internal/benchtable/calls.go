@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,11 @@ func calls(e *env) ([]*row, error) {
 		call, base     func() error
 	}
 	var subjects []subject
+	type wrapSubject struct {
+		id, bareName  string
+		bare, wrapped func() error
+	}
+	var wraps []wrapSubject
 	ctx := context.Background()
 	for _, id := range builtins {
 		v, err := variants.Spec(id)
@@ -49,7 +55,7 @@ func calls(e *env) ([]*row, error) {
 		t := &v.Tools[0]
 		params, _ := json.Marshal(commandParams(t, "true"))
 		argv := append(append([]string{}, v.Shell.Argv...), "true")
-		subjects = append(subjects, subject{
+		s := subject{
 			name:     id,
 			baseName: "os/exec " + code(strings.Join(argv, " ")),
 			call: func() error {
@@ -57,7 +63,22 @@ func calls(e *env) ([]*row, error) {
 				return err
 			},
 			base: func() error { return exec.Command(argv[0], argv[1:]...).Run() },
-		})
+		}
+		if w := v.Shell.Wrap; w != nil && !v.Shell.Embedded {
+			// The host runs its wrap of the command (shell.wrap: gemini-cli's subshell with an EXIT trap,
+			// a fork more than the command alone), so the baseline runs the same text; the wrap's own
+			// cost is the row against the bare shell.
+			wrapped, err := wrapText(w, "true", e.dir)
+			if err != nil {
+				return nil, err
+			}
+			bare := s.base
+			wargv := append(append([]string{}, v.Shell.Argv...), wrapped)
+			s.baseName = "os/exec " + code(strings.Join(v.Shell.Argv, " ")) + " with the host's wrap of `true`"
+			s.base = func() error { return exec.Command(wargv[0], wargv[1:]...).Run() }
+			wraps = append(wraps, wrapSubject{id: id, bareName: "os/exec " + code(strings.Join(argv, " ")), bare: bare, wrapped: s.base})
+		}
+		subjects = append(subjects, s)
 	}
 	block := func(f func() error) func() (float64, error) {
 		return func() (float64, error) {
@@ -103,6 +124,10 @@ func calls(e *env) ([]*row, error) {
 			return err
 		}))
 	}
+	wrapAt := len(fs)
+	for _, w := range wraps {
+		fs = append(fs, block(w.wrapped), block(w.bare))
+	}
 	meds, err := interleave(e.callRounds, fs...)
 	if err != nil {
 		return nil, err
@@ -112,6 +137,11 @@ func calls(e *env) ([]*row, error) {
 		ours, base := meds[2*i], meds[2*i+1]
 		rows = append(rows, (&row{measure: s.name + ": `true`", figure: ms(ours), baseline: s.baseName + " " + ms(base), ratio: ours / base}).
 			judge(ours/base, limit{max: 1.1, text: "≤ 1.1x", gap: callGap, bound: 1.6}))
+	}
+	for i, w := range wraps {
+		wrapped, bare := meds[wrapAt+2*i], meds[wrapAt+2*i+1]
+		rows = append(rows, &row{measure: w.id + ": its host's wrap of `true` (shell.wrap), os/exec", figure: ms(wrapped),
+			baseline: w.bareName + " " + ms(bare), ratio: wrapped / bare})
 	}
 	n := 2 * len(subjects)
 	rows = append(rows,
@@ -130,6 +160,23 @@ func calls(e *env) ([]*row, error) {
 	rows = append(rows, (&row{measure: measure, figure: ms(on), baseline: "unsandboxed " + ms(plain), ratio: on / plain}).
 		judge((on-plain)*1e3, limit{max: 2, text: "≤ +2 ms"}))
 	return rows, nil
+}
+
+// wrapText is shell.wrap's text for command as the runtime renders it, with a pids file in dir (made
+// empty, as the runtime makes one per run).
+func wrapText(w *spec.CommandWrap, command, dir string) (string, error) {
+	t, err := spec.ParseTemplate("wrap", w.Command)
+	if err != nil {
+		return "", err
+	}
+	d := &spec.Data{Command: command}
+	if w.PidsFile {
+		d.PidsFile = filepath.Join(dir, "bench-bgpids.tmp")
+		if err := os.WriteFile(d.PidsFile, nil, 0o600); err != nil {
+			return "", err
+		}
+	}
+	return spec.Execute(t, d)
 }
 
 // sandboxedID is the variant whose call is timed with the sandbox on (runtime/sandbox).
