@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +96,10 @@ func TestHostWrapBackgroundPids(t *testing.T) {
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("pids file %s still there (%v)", file, err)
+	}
+	// One file per run, made where it is named: no directory of its own to make and remove on every call.
+	if dir := filepath.Dir(file); dir != filepath.Clean(os.TempDir()) {
+		t.Fatalf("pids file %s is in %s, not the temporary directory %s", file, dir, os.TempDir())
 	}
 }
 
