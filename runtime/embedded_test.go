@@ -36,8 +36,8 @@ func TestEmbeddedShell(t *testing.T) {
 	}
 }
 
-// An empty command in the embedded shell is an empty script: it runs nothing and exits 0, as sh -c with an empty script
-// does (not a start error for a run with neither a script nor a program).
+// An empty command in the embedded shell is an empty script: it runs nothing and exits 0, as sh -c does
+// with an empty script (not a start error for a run with neither a script nor a program).
 func TestEmbeddedEmptyCommand(t *testing.T) {
 	eng, _ := newEngine(t, `
 id: e
