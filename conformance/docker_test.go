@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -18,16 +17,17 @@ import (
 
 // Running the commands in containers changes no contract: every built-in variant whose engine runs its
 // commands in a container per workspace, on the local Docker Engine (the workspace bound), passes the
-// whole suite against the reference on this machine; codegensandbox (background shells) and codex
-// (sessions) do on a second engine reached over TCP (the workspace a volume, made through the executor
-// from the directory the suite set up). The image is debootstrap's minbase of this machine's release, so
-// the programs are this machine's.
+// whole suite against the reference on this machine (anthropic-bash's persistent shell too: one
+// long-lived run whose stdin each call writes to); codegensandbox (background shells), codex (sessions)
+// and anthropic-bash (the persistent shell) do on a second engine reached over TCP (the workspace a
+// volume, made through the executor from the directory the suite set up). The image is debootstrap's
+// minbase of this machine's release, so the programs are this machine's.
 //
 // Under the race detector (the whole suite of six variants twice takes minutes there) codegensandbox runs
 // on the local engine and codex on the TCP one; `make docker` (CI) runs them all, without it.
 func TestDockerBuiltins(t *testing.T) {
 	cli := dockertest.Local(t)
-	local, remote := variants.IDs(), []string{"codegensandbox", "codex"}
+	local, remote := variants.IDs(), []string{"codegensandbox", "codex", "anthropic-bash"}
 	if raceEnabled {
 		local, remote = []string{"codegensandbox"}, []string{"codex"}
 		t.Log("under the race detector: codegensandbox locally and codex over TCP (make test-norace runs them all)")
@@ -58,9 +58,6 @@ func dockerSuites(t *testing.T, cli *client.Client, host string, ids []string) {
 	for _, id := range ids {
 		t.Run(id, func(t *testing.T) {
 			v := mustVariant(t, id)
-			if slices.ContainsFunc(v.Tools, func(t spec.Tool) bool { return t.Kind == spec.KindPersistent }) {
-				t.Skip("a persistent shell does not run through an executor yet (runtime.New refuses it: TestPersistentRefusesExecutor)")
-			}
 			requireInContainer(t, id, x)
 			r, err := Check(context.Background(), v, InProcess(v, runtime.WithExecutor(x)), Parallel(2), TimeScale(timeScale))
 			if err != nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentbash/agentbash/internal/proctest"
 	"github.com/agentbash/agentbash/runtime"
-	"github.com/agentbash/agentbash/runtime/proc"
 )
 
 // persistentSpec is a persistent shell with an exit status after its sentinel, a restart, and a short
@@ -52,6 +51,13 @@ tools:
 
 func TestPersistentShell(t *testing.T) {
 	eng, ws := newEngine(t, persistentSpec)
+	persistentSteps(t, eng, ws)
+}
+
+// persistentSteps runs calls of persistentSpec's tool on a fresh engine: what survives a call (cwd,
+// variables, functions), both streams, truncation, restart, the shell's exit, no command.
+func persistentSteps(t *testing.T, eng *runtime.Engine, ws string) {
+	t.Helper()
 	steps := []struct{ params, want string }{
 		{`{"command":"pwd"}`, "ok|" + ws + "|"},
 		{`{"command":"mkdir -p d && cd d && X=42 && f() { echo \"f$1\"; }"}`, "ok||"},
@@ -340,32 +346,4 @@ func TestWithShellAPIShapes(t *testing.T) {
 	if got, err := callText(t, eng, `{"command":"echo hi"}`); err != nil || got != "exited 0" {
 		t.Fatalf("persistent: %q %v", got, err)
 	}
-}
-
-// remoteStub is an executor that would run commands on another machine; it records whether it was opened.
-type remoteStub struct{ opened bool }
-
-func (x *remoteStub) Open([]string) (proc.Starter, error) {
-	x.opened = true
-	return nil, errors.New("not opened in this test")
-}
-
-// TestPersistentRefusesExecutor: a persistent shell is not started through an executor yet, so an engine
-// with one is refused, naming the tool, rather than running the shell on this machine; a Refuser (which
-// starts nothing) is accepted.
-func TestPersistentRefusesExecutor(t *testing.T) {
-	x := &remoteStub{}
-	eng, err := runtime.New(parseSpec(t, persistentSpec), runtime.WithWorkspace(t.TempDir()), runtime.WithExecutor(x))
-	if err == nil {
-		eng.Close()
-		t.Fatal("New accepted a persistent shell with an executor")
-	}
-	if !strings.Contains(err.Error(), "a persistent shell does not run through an executor yet") || x.opened {
-		t.Fatalf("got %v (opened %v)", err, x.opened)
-	}
-	eng, err = runtime.New(parseSpec(t, persistentSpec), runtime.WithWorkspace(t.TempDir()), runtime.WithExecutor(&proc.Refuser{}))
-	if err != nil {
-		t.Fatalf("with a Refuser: %v", err)
-	}
-	eng.Close()
 }

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,5 +33,31 @@ func TestEmbeddedShell(t *testing.T) {
 	}
 	if el := time.Since(start); el > 3*time.Second {
 		t.Fatalf("timeout took %v", el)
+	}
+}
+
+// An empty command in the embedded shell is an empty script: it runs nothing and exits 0, as sh -c does
+// with an empty script (not a start error for a run with neither a script nor a program).
+func TestEmbeddedEmptyCommand(t *testing.T) {
+	eng, _ := newEngine(t, `
+id: e
+title: embedded
+source: {seed: none, repo: none/none, path: none}
+shell: {embedded: true}
+tools:
+  - name: bash
+    description: d
+    params:
+      - {name: command, type: string, required: true, role: command}
+    results:
+      format: text
+      cases:
+        exit: {text: "{{.Stdout}}|{{.Stderr}}|{{.ExitCode}}"}
+`)
+	for _, cmd := range []string{"", " ", "\n"} {
+		got, err := callText(t, eng, `{"command":`+strconv.Quote(cmd)+`}`)
+		if err != nil || got != "||0" {
+			t.Errorf("%q: got %q, %v; want an empty run exiting 0", cmd, got, err)
+		}
 	}
 }

@@ -238,6 +238,9 @@ func (c *call) exec() (json.RawMessage, error) {
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, Sandbox: c.e.sandbox, Writable: writable}
 	if c.e.v.Shell.Embedded && !c.direct {
 		ps.Argv, ps.Embedded = nil, script
+		if script == "" {
+			ps.Embedded = "\n" // an empty script runs nothing and exits 0 (an empty Embedded is no script)
+		}
 	}
 	if err := c.ctx.Err(); err != nil {
 		return nil, err // the host gave up before anything started: start nothing (a background shell included)

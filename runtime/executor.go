@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/agentbash/agentbash/runtime/proc"
-	"github.com/agentbash/agentbash/spec"
 )
 
 // WithExecutor sets where the engine's commands run: proc.Local (this machine, the default), a
@@ -41,15 +40,6 @@ func (e *Engine) openExecutor() error {
 	}
 	if _, refuses := x.(*proc.Refuser); e.sandbox != nil && !refuses {
 		return fmt.Errorf("%s: the sandbox confines commands on this machine, and the engine's executor runs them elsewhere: use one or the other", e.v.File)
-	}
-	if _, refuses := x.(*proc.Refuser); !refuses {
-		for _, t := range e.v.Tools {
-			if t.Kind == spec.KindPersistent {
-				// Its shell reads each command from a stdin held open across calls, which the remote agent's
-				// runs do not answer yet: refused rather than run on this machine.
-				return fmt.Errorf("%s: tool %s: a persistent shell does not run through an executor yet: run it without -executor", e.v.File, t.Name)
-			}
-		}
 	}
 	roots := make([]string, len(e.cfg.named))
 	for i, w := range e.cfg.named {

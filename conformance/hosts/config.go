@@ -30,6 +30,7 @@ type Host struct {
 	Name       string            `yaml:"name"`
 	NPM        string            `yaml:"npm"`
 	Bin        string            `yaml:"bin"`
+	Script     string            `yaml:"script"`
 	Spec       string            `yaml:"spec"`
 	API        string            `yaml:"api"`
 	Argv       []string          `yaml:"argv"`
@@ -88,14 +89,21 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s: a host needs a name of its own", where)
 		case !pinnedVersion.MatchString(h.Version()):
 			return nil, fmt.Errorf("%s: npm %q: pin an exact version (package@1.2.3)", where, h.NPM)
-		case h.Bin == "":
+		case h.Bin == "" && h.Script == "":
 			return nil, fmt.Errorf("%s: bin: the package's command is missing", where)
+		case h.Bin != "" && h.Script != "":
+			return nil, fmt.Errorf("%s: bin and script: a host is the package's command or a script, not both", where)
 		case !strings.Contains(strings.Join(h.Argv, "\x00"), "{bin}"):
 			return nil, fmt.Errorf("%s: argv must run {bin}", where)
 		}
 		seen[h.Name] = true
 		if _, err := model.ParseAPI(h.API); err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+		if h.Script != "" {
+			if _, err := os.Stat(c.path(h.Script)); err != nil {
+				return nil, fmt.Errorf("%s: script: %v", where, err)
+			}
 		}
 		if _, err := c.Files(h); err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)

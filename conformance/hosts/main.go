@@ -91,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case h.Spec == "":
 			r.status, r.note = "no spec", "no spec yet: not installed, not run"
 		default:
-			bin, err := install(ctx, *npm, *cache, h, stderr)
+			bin, err := install(ctx, *npm, *cache, h, c.scriptPath(h), stderr)
 			if err != nil {
 				r.status, r.note = "skipped", "npm could not install "+h.NPM+": "+err.Error()
 				fmt.Fprintf(stderr, "hosts: %s: skipped: %s\n", h.Name, r.note)
@@ -123,11 +123,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // install installs a host's package at its pinned version under cache/NAME, unless it is there, and
-// returns its command's path.
-func install(ctx context.Context, npm, cache string, h Host, log io.Writer) (string, error) {
+// returns its command's path. A host that is a script (a Node program over the package) is copied into
+// the install directory, where its imports find the package, and needs node.
+func install(ctx context.Context, npm, cache string, h Host, script string, log io.Writer) (string, error) {
 	dir := filepath.Join(cache, h.Name)
 	bin := binPath(dir, h.Bin)
+	if script != "" {
+		if _, err := exec.LookPath("node"); err != nil {
+			return "", fmt.Errorf("node is not installed, and the host is a Node script (%v)", err)
+		}
+		bin = filepath.Join(dir, filepath.Base(script))
+	}
 	if installedVersion(dir, h.Package()) == h.Version() {
+		if script != "" {
+			return bin, copyScript(script, bin)
+		}
 		if _, err := os.Stat(bin); err == nil {
 			return bin, nil
 		}
@@ -151,10 +161,31 @@ func install(ctx context.Context, npm, cache string, h Host, log io.Writer) (str
 	if v := installedVersion(dir, h.Package()); v != h.Version() {
 		return "", fmt.Errorf("installed version %q, not %s", v, h.Version())
 	}
+	if script != "" {
+		return bin, copyScript(script, bin)
+	}
 	if _, err := os.Stat(bin); err != nil {
 		return "", fmt.Errorf("the package has no command %s: %v", h.Bin, err)
 	}
 	return bin, nil
+}
+
+// copyScript copies a host's script to its place in the install directory (each run: the script is the
+// repository's, the copy only where Node resolves its imports).
+func copyScript(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+// scriptPath is a host's script, "" for a host that is its package's command.
+func (c *Config) scriptPath(h Host) string {
+	if h.Script == "" {
+		return ""
+	}
+	return c.path(h.Script)
 }
 
 // binPath is a host's command under an install directory: a name in node_modules/.bin, or a path under

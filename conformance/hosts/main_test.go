@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -46,6 +47,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"hosts:\n  - {name: a, npm: x@1.0.0, bin: a, api: anthropic, argv: ['{bin}'], spec: rye, tools: {Bash: b}}\n", `no tool "Bash"`},
 		{"hosts:\n  - {name: a, npm: x@1.0.0, bin: a, api: anthropic, argv: ['{bin}'], files: {x: missing.toml}}\n", "files:"},
 		{"hosts:\n  - {name: a, npm: x@1.0.0, bin: a, api: anthropic, argv: ['{bin}'], color: red}\n", "field color not found"},
+		{"hosts:\n  - {name: a, npm: x@1.0.0, bin: a, script: hosts.yaml, api: anthropic, argv: ['{bin}']}\n", "not both"},
+		{"hosts:\n  - {name: a, npm: x@1.0.0, script: missing.mjs, api: anthropic, argv: ['{bin}']}\n", "script:"},
 	}
 	for i, tc := range cases {
 		p := filepath.Join(t.TempDir(), "hosts.yaml")
@@ -146,5 +149,34 @@ hosts:
 		"-host", "good"}, &out, &errb)
 	if code != 0 || !strings.Contains(out.String(), "npm could not install fake-good@1.2.3: exit status 1: npm error code ENOTFOUND | npm error network request failed") {
 		t.Errorf("npm failing: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// A host that is a script over its package: installed once, the script copied beside node_modules at each
+// install (so an edit of it is what runs) and {bin} its copy; without node it is skipped saying so.
+func TestInstallScript(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "host.mjs")
+	os.WriteFile(script, []byte("// one\n"), 0o644)
+	h := Host{Name: "lib", NPM: "@scope/lib@1.0.0", Script: "host.mjs"}
+	var log bytes.Buffer
+	if _, err := exec.LookPath("node"); err != nil {
+		_, err := install(t.Context(), fakeNPM(t, "x", false), filepath.Join(dir, "cache"), h, script, &log)
+		if err == nil || !strings.Contains(err.Error(), "node is not installed") {
+			t.Fatalf("without node: %v", err)
+		}
+		return
+	}
+	bin, err := install(t.Context(), fakeNPM(t, "x", false), filepath.Join(dir, "cache"), h, script, &log)
+	if want := filepath.Join(dir, "cache", "lib", "host.mjs"); err != nil || bin != want {
+		t.Fatalf("install: %q %v, want %q", bin, err, want)
+	}
+	os.WriteFile(script, []byte("// two\n"), 0o644)
+	// Installed: npm (failing now) is not run again, and the copy is the new script.
+	if bin, err = install(t.Context(), fakeNPM(t, "x", true), filepath.Join(dir, "cache"), h, script, &log); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(bin); string(b) != "// two\n" {
+		t.Errorf("the copy holds %q", b)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/agentbash/agentbash/internal/jsonenc"
 )
 
 // responsesDialect is the OpenAI Responses API: POST /v1/responses (stream true: SSE), GET /v1/models.
@@ -49,8 +51,17 @@ func (responsesDialect) parse(_ *http.Request, body []byte) (*turn, error) {
 		t.json, t.schema = true, req.Text.Format.Schema
 	}
 	for _, tl := range req.Tools {
-		if tl.Name != "" {
+		switch {
+		case tl.Name != "":
 			t.tools = append(t.tools, tl.Name)
+		case tl.Type == "shell":
+			// The API's own shell tool ({"type": "shell"}) has no name: the model calls it with a
+			// shell_call item, and it is known by its type.
+			t.tools = append(t.tools, tl.Type)
+			if t.builtin == nil {
+				t.builtin = map[string]string{}
+			}
+			t.builtin[tl.Type] = tl.Type
 		}
 	}
 	if !bytes.HasPrefix(bytes.TrimSpace(req.Input), []byte("[")) {
@@ -66,10 +77,19 @@ func (responsesDialect) parse(_ *http.Request, body []byte) (*turn, error) {
 			CallID string          `json:"call_id"`
 			Output json.RawMessage `json:"output"`
 		}
-		if json.Unmarshal(raw, &it) != nil || (it.Type != "function_call_output" && it.Type != "custom_tool_call_output") {
+		if json.Unmarshal(raw, &it) != nil {
 			continue
 		}
-		text, err := responsesText(it.Output)
+		var text string
+		var err error
+		switch it.Type {
+		case "function_call_output", "custom_tool_call_output":
+			text, err = responsesText(it.Output)
+		case "shell_call_output":
+			text, err = shellOutputText(raw)
+		default:
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %v", it.Type, it.CallID, err)
 		}
@@ -106,17 +126,50 @@ func responsesText(o json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
+// shellOutputText is a shell_call_output as the model reads it: its output (the list of each command's
+// {stdout, stderr, outcome}) and max_output_length, when it has one, as the JSON object {"output": [...],
+// "max_output_length": N}. Its type, call_id, id and status are the envelope.
+func shellOutputText(raw json.RawMessage) (string, error) {
+	var it struct {
+		Output          json.RawMessage `json:"output"`
+		MaxOutputLength json.RawMessage `json:"max_output_length"`
+	}
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return "", err
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(it.Output, &entries); err != nil {
+		return "", fmt.Errorf("output is not a list: %v", err)
+	}
+	if entries == nil {
+		entries = []json.RawMessage{}
+	}
+	out := map[string]any{"output": entries}
+	if m := bytes.TrimSpace(it.MaxOutputLength); len(m) > 0 && string(m) != "null" {
+		out["max_output_length"] = json.RawMessage(m)
+	}
+	b, err := jsonenc.Marshal(out)
+	return string(b), err
+}
+
 func (responsesDialect) check(Call) error { return nil }
 
 func (responsesDialect) callID(n string) string { return "call_" + n }
 
-func (responsesDialect) items(id string, calls []Call, text string) []map[string]any {
+// items are a response's output items: a message with the text, or a call item per call (a shell_call for
+// a call of the API's shell tool, whose action is the call's parameters; else a function_call).
+func (responsesDialect) items(t *turn, id string, calls []Call, text string) []map[string]any {
 	if len(calls) == 0 {
 		return []map[string]any{{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}}
 	}
 	var out []map[string]any
 	for i, c := range calls {
+		if t.builtin[c.Name] == "shell" {
+			out = append(out, map[string]any{"type": "shell_call", "id": fmt.Sprintf("sh_%s_%d", id, i), "call_id": c.ID,
+				"action": c.Args, "status": "completed"})
+			continue
+		}
 		out = append(out, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%d", id, i), "call_id": c.ID,
 			"name": c.Name, "arguments": string(c.Args), "status": "completed"})
 	}
@@ -137,7 +190,7 @@ func (responsesDialect) response(t *turn, id string, status string, output []map
 }
 
 func (d responsesDialect) whole(w http.ResponseWriter, t *turn, id string, calls []Call, text string) error {
-	return writeJSON(w, d.response(t, id, "completed", d.items(id, calls, text)))
+	return writeJSON(w, d.response(t, id, "completed", d.items(t, id, calls, text)))
 }
 
 func (d responsesDialect) stream(w *sseWriter, t *turn, id string, calls []Call, text string) error {
@@ -151,22 +204,26 @@ func (d responsesDialect) stream(w *sseWriter, t *turn, id string, calls []Call,
 	if err := ev("response.created", map[string]any{"response": d.response(t, id, "in_progress", nil)}); err != nil {
 		return err
 	}
-	items := d.items(id, calls, text)
+	items := d.items(t, id, calls, text)
 	for i, it := range items {
 		added := map[string]any{}
 		for k, v := range it {
 			added[k] = v
 		}
 		added["status"] = "in_progress"
-		if len(calls) > 0 {
+		switch it["type"] {
+		case "function_call":
 			added["arguments"] = ""
-		} else {
+		case "message":
 			added["content"] = []any{}
 		}
 		if err := ev("response.output_item.added", map[string]any{"output_index": i, "item": added}); err != nil {
 			return err
 		}
-		if len(calls) > 0 {
+		switch it["type"] {
+		case "shell_call":
+			// The item is whole when added: output_item.done carries it again.
+		case "function_call":
 			for _, part := range halves(string(calls[i].Args)) {
 				if err := ev("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": it["id"], "delta": part}); err != nil {
 					return err
@@ -175,7 +232,7 @@ func (d responsesDialect) stream(w *sseWriter, t *turn, id string, calls []Call,
 			if err := ev("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": it["id"], "arguments": it["arguments"]}); err != nil {
 				return err
 			}
-		} else {
+		default:
 			if err := ev("response.output_text.delta", map[string]any{"output_index": i, "item_id": it["id"], "content_index": 0, "delta": text}); err != nil {
 				return err
 			}

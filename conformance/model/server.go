@@ -435,12 +435,13 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, t *turn, calls []
 // turn is what a model call holds that the server reads.
 type turn struct {
 	model   string
-	stream  bool     // the answer is server-sent events
-	array   bool     // the answer is a JSON array of responses (Gemini's streamGenerateContent without alt=sse)
-	tools   []string // the names of the tools offered
-	results []Result // every tool result in the request
-	json    bool     // the answer's text must be JSON (a structured output)
-	schema  any      // the JSON Schema of that text, when the request gives one
+	stream  bool              // the answer is server-sent events
+	array   bool              // the answer is a JSON array of responses (Gemini's streamGenerateContent without alt=sse)
+	tools   []string          // the names of the tools offered
+	builtin map[string]string // of those, the API's own tools (named by their type): name -> type
+	results []Result          // every tool result in the request
+	json    bool              // the answer's text must be JSON (a structured output)
+	schema  any               // the JSON Schema of that text, when the request gives one
 }
 
 // dialect is one API's side of the conversation.

@@ -413,3 +413,106 @@ func TestTurnWithoutResults(t *testing.T) {
 		t.Errorf("warnings: %q", w)
 	}
 }
+
+// The Responses API's own shell tool ({"type": "shell"}, no name): a call of it is a shell_call item whose
+// action is the call's parameters (whole, and streamed as output_item.added and .done without argument
+// deltas), and its result is read from the shell_call_output item as the object {output,
+// max_output_length} (max_output_length only when the host sent one; the envelope's type, call_id, id and
+// status are left out).
+func TestResponsesShellTool(t *testing.T) {
+	const args = `{"commands":["echo hi","exit 3"],"timeout_ms":1000,"max_output_length":5}`
+	cases := []struct {
+		name, output, want string
+	}{
+		{"with limit", `"output":[{"stdout":"hi\n","stderr":"","outcome":{"type":"exit","exit_code":0}},{"stdout":"","stderr":"","outcome":{"type":"exit","exit_code":3}}],"max_output_length":5`,
+			`{"max_output_length":5,"output":[{"stdout":"hi\n","stderr":"","outcome":{"type":"exit","exit_code":0}},{"stdout":"","stderr":"","outcome":{"type":"exit","exit_code":3}}]}`},
+		{"timeout, no limit", `"output":[{"stdout":"","stderr":"","outcome":{"type":"timeout"}}],"max_output_length":null`,
+			`{"output":[{"stdout":"","stderr":"","outcome":{"type":"timeout"}}]}`},
+		{"empty output", `"output":[]`, `{"output":[]}`},
+	}
+	for _, c := range cases {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", c.name, stream), func(t *testing.T) {
+				t.Parallel()
+				srv, err := model.Start(model.OpenAIResponses, model.Options{Tools: []string{"shell"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Close()
+				type got struct {
+					res []model.Result
+					err error
+				}
+				gotc := make(chan got, 1)
+				go func() {
+					res, err := srv.Do(context.Background(), []model.Call{{Name: "shell", Args: json.RawMessage(args)}})
+					gotc <- got{res, err}
+				}()
+				tools := `"tools":[{"type":"shell","environment":{"type":"local"}}]`
+				answer := post(t, srv.URL()+"/v1/responses", fmt.Sprintf(`{"model":"m","stream":%v,%s,"input":"go"}`, stream, tools), "")
+				item := shellCallItem(t, answer, stream)
+				if item.Type != "shell_call" || !strings.HasPrefix(item.CallID, "call_") || item.Status != "completed" {
+					t.Fatalf("the call item: %+v\nanswer: %s", item, answer)
+				}
+				if string(item.Action) != args {
+					t.Errorf("action %s, want the call's parameters %s", item.Action, args)
+				}
+				if stream && strings.Contains(answer, "function_call_arguments") {
+					t.Errorf("a shell_call streamed argument deltas:\n%s", answer)
+				}
+				turn := fmt.Sprintf(`{"model":"m",%s,"input":[{"type":"shell_call","call_id":%q,"action":%s},
+					{"type":"shell_call_output","call_id":%q,"status":"completed",%s}]}`, tools, item.CallID, args, item.CallID, c.output)
+				posted := make(chan string, 1)
+				go func() { posted <- post(t, srv.URL()+"/v1/responses", turn, "") }()
+				g := <-gotc
+				srv.Finish()
+				if a := <-posted; !strings.HasPrefix(a, "200 ") {
+					t.Errorf("the turn with the result got %s", a)
+				}
+				if g.err != nil {
+					t.Fatal(g.err)
+				}
+				if r := g.res[0]; r.Text != c.want || r.CallID != item.CallID || r.IsError {
+					t.Errorf("result %q (id %s, error %v), want %q", r.Text, r.CallID, r.IsError, c.want)
+				}
+			})
+		}
+	}
+}
+
+// shellItem is what TestResponsesShellTool reads of a shell_call item.
+type shellItem struct {
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Status string          `json:"status"`
+	Action json.RawMessage `json:"action"`
+}
+
+// shellCallItem is the one output item of an answer: the response's, or the output_item.done event's.
+func shellCallItem(t *testing.T, answer string, stream bool) shellItem {
+	t.Helper()
+	body, ok := strings.CutPrefix(answer, "200 ")
+	if !ok {
+		t.Fatalf("answer %s", answer)
+	}
+	if !stream {
+		var r struct{ Output []shellItem }
+		if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.Output) != 1 {
+			t.Fatalf("answer %s: %v", answer, err)
+		}
+		return r.Output[0]
+	}
+	for line := range strings.SplitSeq(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || !strings.Contains(data, `"response.output_item.done"`) {
+			continue
+		}
+		var ev struct{ Item shellItem }
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev.Item
+	}
+	t.Fatalf("no output_item.done in %s", answer)
+	return shellItem{}
+}

@@ -77,6 +77,167 @@ type serverRun struct {
 	writable []string
 }
 
+// ordered reads a run's stdout and stderr pipes for an Ordered start: each read of stdout first sends
+// what the stderr pipe holds then, both under one lock, so that the frames keep the order in which the
+// child wrote to the two pipes as far as a reader of both can see it (a shell that writes a command's
+// stderr and then a marker on stdout: the stderr frames come before the marker's).
+type ordered struct {
+	out, err *output
+	outR     *os.File
+	errR     *os.File
+	errRC    syscall.RawConn
+
+	mu      sync.Mutex
+	buf     []byte
+	readers sync.WaitGroup
+}
+
+// newOrdered makes the pipes of an ordered run: the write ends (blocking, as a child expects its stdout)
+// go to proc.Start as the child's descriptors, and the caller closes them once the run started.
+func newOrdered(s *server, id uint32) (o *ordered, outW, errW *os.File, err error) {
+	o = &ordered{out: &output{s: s, id: id, typ: tStdout}, err: &output{s: s, id: id, typ: tStderr}, buf: make([]byte, chunk)}
+	var outR, errR *os.File
+	if outR, outW, err = blockingPipe(); err != nil {
+		return nil, nil, nil, err
+	}
+	if errR, errW, err = blockingPipe(); err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, err
+	}
+	o.outR, o.errR = outR, errR
+	if o.errRC, err = errR.SyscallConn(); err != nil {
+		o.closeAll(outW, errW)
+		return nil, nil, nil, err
+	}
+	return o, outW, errW, nil
+}
+
+// blockingPipe is a pipe whose read end is polled here and whose write end blocks (the child's).
+func blockingPipe() (r, w *os.File, err error) {
+	if r, w, err = os.Pipe(); err != nil {
+		return nil, nil, err
+	}
+	rc, err := w.SyscallConn()
+	if err == nil {
+		cerr := rc.Control(func(fd uintptr) { err = syscall.SetNonblock(int(fd), false) })
+		if cerr != nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, err
+	}
+	return r, w, nil
+}
+
+func (o *ordered) closeAll(more ...*os.File) {
+	for _, f := range append([]*os.File{o.outR, o.errR}, more...) {
+		_ = f.Close()
+	}
+}
+
+// start starts the two readers.
+func (o *ordered) start() {
+	o.readers.Add(2)
+	go o.read(o.outR, true)
+	go o.read(o.errR, false)
+}
+
+// read reads one pipe until its end (or until finish closes it); a read and the sending of what it read
+// are one step under the lock.
+func (o *ordered) read(f *os.File, stdout bool) {
+	defer o.readers.Done()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	for {
+		var n int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			n, rerr = readFD(int(fd), o.buf)
+			if rerr == syscall.EAGAIN {
+				return false
+			}
+			if n > 0 {
+				if stdout {
+					data := append([]byte(nil), o.buf[:n]...)
+					o.drainErr()
+					o.out.Write(data)
+				} else {
+					o.err.Write(o.buf[:n])
+				}
+			}
+			return true
+		})
+		if err != nil || rerr != nil || n <= 0 {
+			return
+		}
+	}
+}
+
+// drainErr sends what the stderr pipe holds now, without waiting (under the lock), bounded so that a
+// child writing stderr without end cannot hold its stdout back.
+func (o *ordered) drainErr() {
+	for total := 0; total < 1<<20; {
+		var n int
+		var rerr error
+		if err := o.errRC.Control(func(fd uintptr) { n, rerr = readFD(int(fd), o.buf) }); err != nil || rerr != nil || n <= 0 {
+			return
+		}
+		o.err.Write(o.buf[:n])
+		total += n
+	}
+}
+
+// finish waits, once the run is over, for the readers to reach the pipes' ends, at most grace (the pipes
+// held open by descendants that escaped the run), then sends what the pipes still hold and closes them.
+func (o *ordered) finish(grace time.Duration) {
+	done := make(chan struct{})
+	go func() { o.readers.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		o.closeAll()
+		return
+	case <-t.C:
+	}
+	o.mu.Lock()
+	if rc, err := o.outR.SyscallConn(); err == nil {
+		for total := 0; total < 1<<20; {
+			var n int
+			var rerr error
+			if rc.Control(func(fd uintptr) { n, rerr = readFD(int(fd), o.buf) }) != nil || rerr != nil || n <= 0 {
+				break
+			}
+			data := append([]byte(nil), o.buf[:n]...)
+			o.drainErr()
+			o.out.Write(data)
+			total += n
+		}
+	}
+	o.drainErr()
+	o.mu.Unlock()
+	o.closeAll()
+	<-done
+}
+
+// readFD is read(2), retried on EINTR.
+func readFD(fd int, buf []byte) (int, error) {
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
+
 // send writes one frame (or several, appended), whole, under the write lock.
 func (s *server) send(frame []byte) {
 	s.wmu.Lock()
@@ -156,6 +317,7 @@ func (s *server) start(id uint32, m startMsg) {
 	done := s.done
 	s.mu.Unlock()
 	var p *proc.Process
+	var ord *ordered
 	var err error
 	switch {
 	case dup:
@@ -180,7 +342,22 @@ func (s *server) start(id uint32, m startMsg) {
 		if m.Stderr {
 			spec.Stderr = &output{s: s, id: id, typ: tStderr}
 		}
-		p, err = proc.Start(spec)
+		if m.Ordered && m.Stdout && m.Stderr && !m.Combined && !m.PTY {
+			var outW, errW *os.File
+			if ord, outW, errW, err = newOrdered(s, id); err == nil {
+				spec.Stdout, spec.Stderr = outW, errW
+				p, err = proc.Start(spec)
+				_ = outW.Close() // the child holds its own
+				_ = errW.Close()
+				if err != nil {
+					ord.closeAll()
+				} else {
+					ord.start()
+				}
+			}
+		} else {
+			p, err = proc.Start(spec)
+		}
 	}
 	if err != nil {
 		removeWritable(m.Writable)
@@ -195,14 +372,17 @@ func (s *server) start(id uint32, m startMsg) {
 	}
 	s.mu.Unlock()
 	s.send(appendFrame(nil, tStarted, id, mustJSON(startedMsg{Pid: p.Pid()})))
-	go s.wait(id, p, m.Writable)
+	go s.wait(id, p, m.Writable, ord, time.Duration(m.GraceNS))
 }
 
 // wait sends the run's end once its Process is done: the Writable files as the run left them, then its
-// Exit, after every byte of its output.
-func (s *server) wait(id uint32, p *proc.Process, writable []string) {
+// Exit, after every byte of its output (an ordered run's: read up to the pipes' ends, or the grace).
+func (s *server) wait(id uint32, p *proc.Process, writable []string, ord *ordered, grace time.Duration) {
 	defer s.wg.Done()
 	x := p.Wait()
+	if ord != nil {
+		ord.finish(grace)
+	}
 	var frames []byte
 	for _, path := range writable {
 		b, err := readBounded(path, maxFrame-frameHeader-2-len(path))

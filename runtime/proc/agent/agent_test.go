@@ -312,3 +312,65 @@ func TestErrorsCross(t *testing.T) {
 		}
 	}
 }
+
+// A run whose Stdout and Stderr are pipes of the caller's (*os.File) keeps them after the caller closes
+// its write ends (the run holds copies until its end, when the reader sees the pipes' end), and is
+// ordered: the stderr a command wrote before its stdout is in the stderr pipe by the time the stdout is
+// read, as a persistent shell's reader, which takes a marker on stdout as the end of a command's output,
+// needs.
+func TestAgentOrderedFiles(t *testing.T) {
+	c, _ := pair(t)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer errR.Close()
+	p, err := c.Start(proc.Spec{Argv: []string{"/bin/sh", "-c", `while read l; do echo "err $l" >&2; echo "out $l"; done; echo bye`},
+		Stdout: outW, Stderr: errW, OpenStdin: true})
+	outW.Close() // the run holds its own
+	errW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errFd := int(errR.Fd()) // blocking from now on: read with poll below
+	if err := syscall.SetNonblock(errFd, true); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 64)
+	for i := range 100 {
+		if _, err := p.WriteStdin(fmt.Appendf(nil, "%d\n", i), time.Now().Add(10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("out %d\n", i)
+		var got []byte
+		for len(got) < len(want) {
+			n, err := outR.Read(line[:len(want)-len(got)])
+			if err != nil {
+				t.Fatalf("call %d: reading stdout: %v (read %q)", i, err, got)
+			}
+			got = append(got, line[:n]...)
+		}
+		if string(got) != want {
+			t.Fatalf("call %d: stdout %q, want %q", i, got, want)
+		}
+		n, _ := syscall.Read(errFd, line)
+		if wantErr := fmt.Sprintf("err %d\n", i); n <= 0 || string(line[:n]) != wantErr {
+			t.Fatalf("call %d: when its stdout was read, the stderr pipe held %q, want %q", i, line[:max(n, 0)], wantErr)
+		}
+	}
+	if err := p.CloseStdin(); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(outR) // ends: the run's copies are closed at its end
+	if err != nil || string(rest) != "bye\n" {
+		t.Errorf("the rest of stdout: %q, %v", rest, err)
+	}
+	if x := p.Wait(); x.Code != 0 || x.Err != nil {
+		t.Errorf("exit: %+v", x)
+	}
+}

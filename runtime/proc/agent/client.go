@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/agentbash/agentbash/runtime/proc"
 )
 
@@ -104,13 +106,19 @@ type clientRun struct {
 
 	wmu   sync.Mutex    // one stdin write at a time
 	wrote chan wroteMsg // the answer to the write in flight
+
+	owned []*os.File // the copies of *os.File outputs this run holds, closed at its end
 }
 
 // Start starts a run through the agent. Its errors are proc.Start's, as the agent met them where the run
 // starts (a missing program is an *exec.Error, a missing working directory an *fs.PathError with Op
 // "chdir"), or an error of the stream. Spec.Sandbox is not supported (the agent's machine confines the
 // run). An *os.File as Stdout or Stderr is written to as any writer, from the goroutine that reads the
-// stream: a writer that blocks delays every run of the stream.
+// stream (a writer that blocks delays every run of the stream), through a copy of its descriptor that the
+// run holds until its end, as a child holds its own here: the caller may close its file once Start
+// returns, and a reader of the file's pipe sees its end when the run is over. With both an *os.File
+// (separate streams, no terminal), the run is ordered (PROTOCOL.md): the stderr the child wrote before a
+// piece of stdout is in the Stderr file before that piece is in the Stdout file, as with two pipes here.
 func (c *Conn) Start(s proc.Spec) (*proc.Process, error) {
 	if s.Sandbox != nil {
 		return nil, errors.New("agent: a run started through the agent cannot be sandboxed here")
@@ -126,8 +134,18 @@ func (c *Conn) Start(s proc.Spec) (*proc.Process, error) {
 	case s.Grace > 0:
 		m.GraceNS = int64(s.Grace)
 	}
-	r := &clientRun{c: c, stdout: writerOf(s.Stdout), stderr: writerOf(s.Stderr), stdin: s.OpenStdin || s.PTY, files: s.Writable,
+	r := &clientRun{c: c, stdin: s.OpenStdin || s.PTY, files: s.Writable,
 		started: make(chan startedMsg, 1), wrote: make(chan wroteMsg, 1)}
+	outF, outIsFile := s.Stdout.(*os.File)
+	errF, errIsFile := s.Stderr.(*os.File)
+	var err error
+	if r.stdout, err = r.own(writerOf(s.Stdout)); err == nil {
+		r.stderr, err = r.own(writerOf(s.Stderr))
+	}
+	if err != nil {
+		r.closeOwned()
+		return nil, err
+	}
 	if s.PTY || s.Combined {
 		r.stderr = nil
 	}
@@ -135,10 +153,12 @@ func (c *Conn) Start(s proc.Spec) (*proc.Process, error) {
 	if s.PTY {
 		m.Stdout = r.stdout != nil
 	}
+	m.Ordered = outIsFile && errIsFile && outF != nil && errF != nil && m.Stdout && m.Stderr
 	c.mu.Lock()
 	if c.broken != nil {
 		err := c.broken
 		c.mu.Unlock()
+		r.closeOwned()
 		return nil, err
 	}
 	c.next++
@@ -150,12 +170,45 @@ func (c *Conn) Start(s proc.Spec) (*proc.Process, error) {
 	}
 	st, ok := <-r.started
 	if !ok {
+		r.closeOwned()
 		return nil, c.Err()
 	}
 	if st.Err != nil {
+		r.closeOwned()
 		return nil, st.Err.err()
 	}
 	return r.p, nil
+}
+
+// own returns the writer a run writes an output to: an *os.File's copy, which the run holds, or w.
+func (r *clientRun) own(w io.Writer) (io.Writer, error) {
+	f, ok := w.(*os.File)
+	if !ok || f == nil {
+		return w, nil
+	}
+	rc, err := f.SyscallConn()
+	fd := -1
+	if err == nil {
+		cerr := rc.Control(func(sfd uintptr) { fd, err = unix.FcntlInt(sfd, unix.F_DUPFD_CLOEXEC, 0) })
+		if cerr != nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent: %s: %w", f.Name(), err)
+	}
+	cp := os.NewFile(uintptr(fd), f.Name())
+	r.owned = append(r.owned, cp)
+	return cp, nil
+}
+
+// closeOwned closes the run's copies of its *os.File outputs (in the reader at the run's end, or when it
+// did not start).
+func (r *clientRun) closeOwned() {
+	for _, f := range r.owned {
+		_ = f.Close()
+	}
+	r.owned = nil
 }
 
 // writerOf returns w, or nil for output to discard.
@@ -218,6 +271,7 @@ func (r *clientRun) end(x proc.Exit) {
 	if x.Err == nil && r.werr != nil {
 		x.Err = r.werr
 	}
+	r.closeOwned() // after the last of its output: a reader of the pipes sees their end
 	r.finish(x)
 }
 

@@ -65,6 +65,10 @@ type startMsg struct {
 	PTY       bool     `json:"pty,omitempty"`
 	GraceNS   int64    `json:"grace_ns"` // the effective grace: 0 means none
 	Writable  []string `json:"writable,omitempty"`
+	// Ordered: the agent reads the run's stdout and stderr pipes itself and sends what stderr holds
+	// before each piece of stdout, so that stderr written before stdout arrives first (as a reader of
+	// the two pipes here finds it). With stdout and stderr, not combined, no terminal.
+	Ordered bool `json:"ordered,omitempty"`
 }
 
 // startedMsg answers a start.
