@@ -337,23 +337,13 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 
 // listSessions lists the sessions, oldest first.
 func (c *call) listSessions() (json.RawMessage, error) {
+	now := time.Now()
 	for _, s := range c.e.Sessions() {
 		c.data.Sessions = append(c.data.Sessions, spec.SessionInfo{ID: s.ID, Command: s.Command, Pid: s.Pid,
-			Running: s.Running, ExitCode: c.exitCode(s.ExitCode, s.Signal), Started: s.Started.UTC().Format(time.RFC3339), Tty: s.Tty})
+			Running: s.Running, ExitCode: c.exitCode(proc.Exit{Code: s.ExitCode, Signal: syscall.Signal(s.Signal)}),
+			Started: s.Started.UTC().Format(time.RFC3339), Age: now.Sub(s.Started).Seconds(), Tty: s.Tty})
 	}
 	return c.render(spec.OutcomeOK)
-}
-
-// exitCode is an exit as the spec reports it (signal_exit applied).
-func (c *call) exitCode(code, signal int) int {
-	if signal == 0 {
-		return code
-	}
-	saved := c.data
-	c.fillExit(proc.Exit{Code: code, Signal: syscall.Signal(signal)})
-	n := c.data.ExitCode
-	c.data = saved
-	return n
 }
 
 // SessionInfo describes a session of the registry.
