@@ -42,11 +42,14 @@ func backgroundPolicy(b *spec.Background) live.Policy {
 	if b == nil {
 		return live.Policy{}
 	}
-	ids := live.UUID
-	if b.IDs == spec.IDsPID {
-		ids = live.PID
+	pol := live.Policy{Max: b.MaxLive, Count: live.CountRunning, OnFull: live.Refuse, Retain: b.Retain, IDs: live.UUID}
+	switch b.IDs {
+	case spec.IDsPID:
+		pol.IDs = live.PID
+	case spec.IDsSequential:
+		pol.IDs, pol.FirstID, pol.WrapID = live.Sequential, 1, spec.MaxSessionID
 	}
-	return live.Policy{Max: b.MaxLive, Count: live.CountRunning, OnFull: live.Refuse, Retain: b.Retain, IDs: ids}
+	return pol
 }
 
 // addShell registers a process in the background (its slot reserved): a shell started there, or a

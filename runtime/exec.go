@@ -287,7 +287,7 @@ func (c *call) exec() (json.RawMessage, error) {
 			go func(w *wrapped) { <-p.Done(); w.remove() }(wrap)
 			wrap = nil
 		}
-		if err := c.waitBackground(p, st); err != nil {
+		if err := c.waitBackground(sh, st); err != nil {
 			return nil, err
 		}
 		if sep := c.e.v.Background.Log; lg != nil && c.t.spec.Wait != nil && c.data.Running && sep.AfterWait != "" && lg.size() > 0 {

@@ -241,8 +241,9 @@ const InvalidDefault Invalid = "default"
 type IDs string
 
 const (
-	IDsUUID IDs = "uuid"
-	IDsPID  IDs = "pid"
+	IDsUUID       IDs = "uuid"
+	IDsPID        IDs = "pid"
+	IDsSequential IDs = "sequential" // 1, 2, 3, ... in the order the shells start
 )
 
 // Poll is what a poll returns of a background shell's output.

@@ -547,8 +547,8 @@ type Workspaces struct {
 
 // Background configures the registry of processes that outlive a call.
 type Background struct {
-	// IDs is uuid or pid.
-	IDs IDs `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid"`
+	// IDs is uuid, pid or sequential (1, 2, 3, ... in the order the shells start).
+	IDs IDs `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid,enum=sequential"`
 	// StreamLimit caps each stream's buffer in bytes; past it the stream is marked truncated.
 	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1,maximum=268435456"`
 	// Poll is all (the whole buffer every poll) or new (only what arrived since the last poll).
