@@ -31,10 +31,11 @@ type bgShell struct {
 	// next poll's after.
 	carry [2]string
 	// log is the merged log (background.log; nil without one); logRead is where the last poll: new
-	// stopped in it, logCarry the end of what it returned.
+	// stopped in it, logCarry the end of what it returned (both under mu).
 	log      *bgLog
 	logRead  int64
 	logCarry string
+	logSeen  int64 // the log's size at the last poll (either poll mode): read.until's "new output"
 }
 
 // backgroundPolicy is the registry policy of a spec's background block.

@@ -140,10 +140,14 @@ func (c *call) readWait(sh *bgShell) error {
 	defer timer.Stop()
 	var more <-chan struct{}
 	var exited <-chan struct{}
-	if r := c.t.spec.Read; r != nil && r.Until == spec.ReadUntilOutput {
+	if r := c.t.spec.Read; r != nil && r.Until == spec.ReadUntilOutput && sh.log != nil {
 		exited = sh.Done()
-		if sh.log != nil {
-			more = sh.log.changed()
+		sh.mu.Lock()
+		seen := sh.logSeen
+		sh.mu.Unlock()
+		more = sh.log.changed()
+		if sh.log.size() > seen {
+			return nil // output the last read did not see: read it now
 		}
 	}
 	select {
@@ -166,9 +170,9 @@ func (c *call) readLog(sh *bgShell, n int) {
 	pollNew := c.e.v.Background.Poll == spec.PollNew
 	from := int64(0)
 	p := piece{open: c.data.Running}
+	sh.mu.Lock() // polls of a shell read its log in turn
+	defer sh.mu.Unlock()
 	if pollNew {
-		sh.mu.Lock() // polls of a shell read its log in turn
-		defer sh.mu.Unlock()
 		from, p.carry = sh.logRead, sh.logCarry
 	}
 	raw, dropped, total := lg.since(from)
@@ -178,6 +182,7 @@ func (c *call) readLog(sh *bgShell, n int) {
 	}
 	var carry string
 	c.data.Log, carry = c.redactPiece(p)
+	sh.logSeen = total
 	if pollNew {
 		sh.logRead, sh.logCarry = total, carry
 	}
