@@ -63,8 +63,10 @@ func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws st
 func (s *Session) withSessions(params json.RawMessage, tool string, answers []target.Answer, c Case) json.RawMessage {
 	numeric := false
 	if t := s.v.Tool(tool); t != nil {
-		if p := t.Param(spec.RoleSessionID); p != nil && (p.Type == spec.TypeInteger || p.Type == spec.TypeNumber) {
-			numeric = true
+		for _, r := range []spec.Role{spec.RoleSessionID, spec.RoleShellID} {
+			if p := t.Param(r); p != nil && (p.Type == spec.TypeInteger || p.Type == spec.TypeNumber) {
+				numeric = true
+			}
 		}
 	}
 	return json.RawMessage(sessionTokenRE.ReplaceAllStringFunc(string(params), func(tok string) string {
@@ -94,9 +96,23 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 	if t == nil || a.Result == nil {
 		return ""
 	}
+	// A session's id is where the running case puts .SessionID; a background shell's, where the background
+	// case puts .ShellID (or .Pid, which names the shell with ids: pid).
+	idField, data := ".SessionID", func(id string) spec.Data {
+		return spec.Data{SessionID: id, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}}
+	}
 	sh, ok := t.Results.Cases[spec.OutcomeRunning]
 	if !ok {
-		return ""
+		if sh, ok = t.Results.Cases[spec.OutcomeBackground]; !ok || v.Background == nil {
+			return ""
+		}
+		idField, data = ".ShellID", func(id string) spec.Data {
+			pid, _ := strconv.Atoi(id)
+			return spec.Data{ShellID: id, Pid: pid, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}}
+		}
+		if v.Background.IDs == spec.IDsPID && !templateNames(sh, ".ShellID") {
+			idField = ".Pid"
+		}
 	}
 	const sentinel = "7391546028"
 	if sh.Text != nil {
@@ -104,7 +120,7 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 		if err != nil {
 			return ""
 		}
-		text, err := spec.Execute(tmpl, spec.Data{SessionID: sentinel, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}})
+		text, err := spec.Execute(tmpl, data(sentinel))
 		if err != nil {
 			return ""
 		}
@@ -129,7 +145,7 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 		}
 		return ""
 	}
-	path := fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, ".SessionID") })
+	path := fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, idField) })
 	if path == nil {
 		return ""
 	}
@@ -153,6 +169,14 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 		return x
 	}
 	return ""
+}
+
+// templateNames reports whether a result case's text or one of its fields names a data field.
+func templateNames(sh spec.Shape, field string) bool {
+	if sh.Text != nil {
+		return strings.Contains(*sh.Text, field)
+	}
+	return fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, field) }) != nil
 }
 
 // fieldPath finds the path of the first field (through objects) that match accepts.
