@@ -177,7 +177,8 @@ func (c *call) startSession() (json.RawMessage, error) {
 	out := &sessionOutput{pending: newHeadTail(c.e.v.Sessions.Buffer)}
 	win := c.newWindow(budget)
 	out.open(win)
-	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: true,
+	// One pipe for both streams, or (pipes: two) one each, written into out as their chunks arrive.
+	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: tty || st.Pipes != spec.PipesTwo,
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, PTY: tty,
 		OpenStdin: !tty && st.Stdin == spec.SessionStdinOpen, Sandbox: c.e.sandbox}
 	if c.e.v.Shell.Embedded {
@@ -287,11 +288,17 @@ func (c *call) newWindow(budget int) *window {
 func (c *call) collect(s *session, win *window, start, deadline time.Time, budget int) (json.RawMessage, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	var output <-chan struct{}
+	if st := c.t.spec.Session; st != nil && st.Until == spec.ReadUntilOutput {
+		output = win.output // already closed when output waited for this call
+	}
 	exited := false
 	select {
 	case <-s.p.Done():
 		exited = true
 	case <-timer.C:
+		exited = s.exited()
+	case <-output:
 		exited = s.exited()
 	case <-c.ctx.Done():
 		// The host gave up on the call: the session runs on, its output kept for the next call.

@@ -54,7 +54,23 @@ type SessionTool struct {
 	// Settle (session_write) is how long a non-empty write waits before its window opens, for the
 	// command to react (Go duration).
 	Settle Duration `yaml:"settle,omitempty" json:"settle,omitempty"`
+	// Pipes (session_start) is how a command started without a terminal writes its output: one (stdout
+	// and stderr on one pipe, in the order the command wrote them; the default) or two (a pipe each,
+	// merged in the order their chunks arrive, as a host that reads a child's stdout and stderr apart).
+	Pipes SessionPipes `yaml:"pipes,omitempty" json:"pipes,omitempty" jsonschema:"enum=one,enum=two"`
+	// Until (session_write, session_read) is what closes the window besides its length and the
+	// command's exit: output (output is there to answer: what arrived since the last call, or the first
+	// that arrives), or time (the default).
+	Until ReadUntil `yaml:"until,omitempty" json:"until,omitempty" jsonschema:"enum=time,enum=output"`
 }
+
+// SessionPipes is how a session's command writes its output.
+type SessionPipes string
+
+const (
+	PipesOne SessionPipes = "one" // stdout and stderr on one pipe
+	PipesTwo SessionPipes = "two" // a pipe each, merged as their chunks arrive
+)
 
 // Yield is a yield window: its parameter (role yield) in Unit, its default, and the range a value is
 // clamped to.
