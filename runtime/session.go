@@ -328,10 +328,13 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 		c.data.Running = true
 		return c.render(spec.OutcomeRunning)
 	}
-	if c.t.spec.Kind == spec.KindSessionStart {
+	switch {
+	case c.e.v.Sessions.KeepExited:
+		// keep_exited: the session stays readable (its exit, again) until it is killed or pruned.
+	case c.t.spec.Kind == spec.KindSessionStart:
 		c.e.sess.GiveBack(s)
 		c.data.SessionID = ""
-	} else {
+	default:
 		c.e.sess.Forget(s)
 	}
 	c.fillExit(s.p.Exit())

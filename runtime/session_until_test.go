@@ -2,10 +2,15 @@ package runtime_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentbash/agentbash/runtime"
 )
 
 // untilSpec: sessions on two pipes, and a read whose window closes at the first output.
@@ -109,6 +114,86 @@ func TestSessionPipes(t *testing.T) {
 			var a struct{ Output string }
 			if err := json.Unmarshal(res, &a); err != nil || a.Output != tc.want {
 				t.Errorf("%s: %s", tc.pipes, res)
+			}
+		})
+	}
+}
+
+// keepSpec keeps sessions whose exit was reported.
+const keepSpec = `
+id: keep
+title: keep
+source: {seed: none, repo: example/agent, path: tools.ts, language: typescript}
+shell: {argv: [/bin/sh, -c]}
+sessions: {keep_exited: %v, unknown_id: {type: ToolError, message: "no session {{.ID}}"}}
+tools:
+  - name: start
+    description: start
+    kind: session_start
+    params:
+      - {name: command, type: string, required: true, role: command}
+    session: {yield: {default: 30000}}
+    results: &r
+      format: text
+      cases:
+        running: {text: "running"}
+        exit: {text: "[{{.SessionID}}] exit {{.ExitCode}}: {{.Output}}"}
+  - name: read
+    description: read
+    kind: session_read
+    params:
+      - {name: id, type: string, required: true, role: session_id}
+    session: {yield: {default: 1000}}
+    results: *r
+  - name: list
+    description: list
+    kind: session_list
+    params: []
+    results: {format: text, cases: {ok: {text: "{{range .Sessions}}{{.ID}} {{.Running}} {{.ExitCode}};{{end}}"}}}
+  - name: kill
+    description: kill
+    kind: session_kill
+    params:
+      - {name: id, type: string, required: true, role: session_id}
+    results: {format: text, cases: {ok: {text: "killed"}}}
+`
+
+// TestSessionKeepExited: with keep_exited a session stays readable after its exit was reported (the exit
+// again, nothing new), listed as exited, until it is killed; without it, it is forgotten.
+func TestSessionKeepExited(t *testing.T) {
+	for _, tc := range []struct {
+		keep                    bool
+		start, read, list, kill string
+	}{
+		{true, "[1] exit 2: hi\n", "[1] exit 2: ", "1 false 2;", "killed"},
+		{false, "[] exit 2: hi\n", "error: no session 1", "", "error: no session 1"},
+	} {
+		t.Run(strconv.FormatBool(tc.keep), func(t *testing.T) {
+			eng, _ := newEngine(t, fmt.Sprintf(keepSpec, tc.keep))
+			call := func(tool, params string) string {
+				t.Helper()
+				res, err := eng.Call(bounded(t), tool, json.RawMessage(params))
+				if err != nil {
+					var te *runtime.ToolError
+					if errors.As(err, &te) {
+						return "error: " + te.Message
+					}
+					t.Fatal(err)
+				}
+				var s string
+				_ = json.Unmarshal(res, &s)
+				return s
+			}
+			for _, c := range []struct{ tool, params, want string }{
+				{"start", `{"command": "echo hi; exit 2"}`, tc.start},
+				{"read", `{"id": "1"}`, tc.read},
+				{"list", `{}`, tc.list},
+				{"kill", `{"id": "1"}`, tc.kill},
+				{"read", `{"id": "1"}`, "error: no session 1"},
+			} {
+				if got := call(c.tool, c.params); got != c.want {
+					t.Errorf("%s %s: %q, want %q", c.tool, c.params, got, c.want)
+				}
 			}
 		})
 	}

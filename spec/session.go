@@ -26,6 +26,9 @@ type Sessions struct {
 	ProtectRecent int `yaml:"protect_recent,omitempty" json:"protect_recent,omitempty" jsonschema:"minimum=0,maximum=4096"`
 	// PruneExitedFirst (prune) prunes the least recently used session that has exited before any running one.
 	PruneExitedFirst bool `yaml:"prune_exited_first,omitempty" json:"prune_exited_first,omitempty"`
+	// KeepExited keeps a session whose exit was reported: later reads answer its exit again (with what it
+	// wrote since), and lists show it, until it is killed or pruned. Without it the session is forgotten.
+	KeepExited bool `yaml:"keep_exited,omitempty" json:"keep_exited,omitempty"`
 	// Buffer is how many bytes of a session's output are kept between two reads: the first half and the
 	// last half, what lies between is dropped (default 1 MiB).
 	Buffer int `yaml:"buffer,omitempty" json:"buffer,omitempty" jsonschema:"minimum=0,maximum=268435456"`
