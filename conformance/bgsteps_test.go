@@ -35,8 +35,11 @@ func TestSessionIDOfBackgroundShell(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res, _ := json.Marshal(tc.answer)
-			if got := sessionIDOf(tc.v, tc.tool, target.Answer{Result: res}); got != tc.want {
+			if got := idOf(tc.v, tc.tool, target.Answer{Result: res}, true); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if got := sessionIDOf(tc.v, tc.tool, target.Answer{Result: res}); got != "" {
+				t.Errorf("a shell id %q masked as a session's", got)
 			}
 		})
 	}
@@ -77,7 +80,16 @@ tools:
       - {name: n, type: integer, role: lines}
       - {name: delay, type: integer, role: yield}
     wait: {unit: ms, default: 0}
-    read: {lines: 5, until: output}
+    read: {lines: 5}
+    results: {format: text, cases: {ok: {text: "{{if .Running}}running {{end}}{{.LogTail}}"}}}
+  - name: watch
+    description: watch
+    kind: poll
+    params:
+      - {name: id, type: string, required: true, role: shell_id}
+      - {name: delay, type: integer, role: yield}
+    wait: {unit: ms, default: 0}
+    read: {until: output}
     results: {format: text, cases: {ok: {text: "{{if .Running}}running {{end}}{{.LogTail}}"}}}
 `
 
@@ -89,9 +101,9 @@ func TestBackgroundCasesPlayed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"run/background: list":                             "1 false 3;",
-		"run/background: tail after the exit":              "two", // the second read asks for one line
-		"run/background: tail answers at the first output": "running late",
+		"run/background: list":                              "1 false 3;",
+		"run/background: tail after the exit":               "two", // the second read asks for one line
+		"run/background: watch answers at the first output": "running late",
 	}
 	n := 0
 	for _, c := range cases.Cases(v) {

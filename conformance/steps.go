@@ -73,7 +73,7 @@ func (s *Session) withSessions(params json.RawMessage, tool string, answers []ta
 		n, _ := strconv.Atoi(sessionTokenRE.FindStringSubmatch(tok)[1])
 		id := ""
 		if n < len(answers) {
-			id = sessionIDOf(s.v, c.CallTool(n), answers[n])
+			id = idOf(s.v, c.CallTool(n), answers[n], true)
 		}
 		if numeric {
 			if _, err := strconv.ParseInt(id, 10, 64); err != nil {
@@ -92,6 +92,13 @@ func (s *Session) withSessions(params json.RawMessage, tool string, answers []ta
 // sessionIDOf finds the session id in an answer of a tool, where the tool's running case puts .SessionID:
 // for a JSON result, the field whose value is it; for a text, the word after the text that precedes it.
 func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
+	return idOf(v, tool, a, false)
+}
+
+// idOf is sessionIDOf, or with shells also a background shell's id, where the background case puts
+// .ShellID (or .Pid, which names the shell with ids: pid), for a later call of the case to name it. (The
+// masker does not hide those: a pid is masked as one.)
+func idOf(v *spec.Variant, tool string, a target.Answer, shells bool) string {
 	t := v.Tool(tool)
 	if t == nil || a.Result == nil {
 		return ""
@@ -103,7 +110,7 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 	}
 	sh, ok := t.Results.Cases[spec.OutcomeRunning]
 	if !ok {
-		if sh, ok = t.Results.Cases[spec.OutcomeBackground]; !ok || v.Background == nil {
+		if sh, ok = t.Results.Cases[spec.OutcomeBackground]; !ok || !shells || v.Background == nil {
 			return ""
 		}
 		idField, data = ".ShellID", func(id string) spec.Data {
@@ -166,10 +173,16 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 	case json.Number:
 		return x.String()
 	case string:
+		if idField != ".SessionID" && !shellIDText.MatchString(x) {
+			return "" // a text that shows the id among other words, not the id
+		}
 		return x
 	}
 	return ""
 }
+
+// shellIDText is what a background shell's id looks like: a uuid, a number, a word.
+var shellIDText = lazyRegexp(`^[\w.-]+$`)
 
 // templateNames reports whether a result case's text or one of its fields names a data field.
 func templateNames(sh spec.Shape, field string) bool {

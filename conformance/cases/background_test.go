@@ -44,8 +44,17 @@ tools:
       - {name: n, type: integer, role: lines}
       - {name: delay, type: integer, role: yield}
     wait: {unit: ms, default: 0}
-    read: {lines: 5, until: output}
+    read: {lines: 5}
     results: {format: text, cases: {ok: {text: "{{.LogTail}}"}}}
+  - name: watch
+    description: watch
+    kind: poll
+    params:
+      - {name: pid, type: integer, required: true, role: shell_id}
+      - {name: delay, type: integer, role: yield}
+    wait: {unit: ms, default: 0}
+    read: {until: output}
+    results: {format: text, cases: {ok: {text: "{{if .Running}}running {{end}}{{.LogTail}}"}}}
 `
 
 func TestBackgroundToolCases(t *testing.T) {
@@ -61,12 +70,12 @@ func TestBackgroundToolCases(t *testing.T) {
 		name, first string
 		steps       []string // each step's tool and parameters
 	}{
-		{"run/background: list", `{"command":"echo one; echo two; exit 3","bg":true,"wait_ms":10000}`,
-			[]string{`ps {}`}},
-		{"run/background: tail after the exit", `{"command":"echo one; echo two; exit 3","bg":true,"wait_ms":10000}`,
-			[]string{`tail {"pid":"<SESSION:0>","delay":100}`, `tail {"pid":"<SESSION:0>","n":1}`}},
-		{"run/background: tail answers at the first output", `{"command":"sleep 1; echo late; sleep 2","bg":true,"wait_ms":0}`,
-			[]string{`tail {"pid":"<SESSION:0>","delay":10000}`}},
+		{"run/background: list", `{"command":"echo one; sleep 2; echo two; exit 3","bg":true,"wait_ms":1000}`,
+			[]string{`tail {"pid":"<SESSION:0>","delay":4000}`, `ps {}`}},
+		{"run/background: tail after the exit", `{"command":"echo one; sleep 2; echo two; exit 3","bg":true,"wait_ms":1000}`,
+			[]string{`tail {"pid":"<SESSION:0>","delay":4000}`, `tail {"pid":"<SESSION:0>","n":1}`}},
+		{"run/background: watch answers at the first output", `{"command":"sleep 1; echo late; sleep 2","bg":true,"wait_ms":0}`,
+			[]string{`watch {"pid":"<SESSION:0>","delay":10000}`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -579,7 +579,7 @@ func compiledSpec() (*spec.Variant, error) {
 				Topic:    "a background command that ends within delay_ms",
 				Upstream: "ShellExecutionService.background runs when delay_ms has passed even for a command that already exited: its history entry is added as running and never updated (the exit was handled before it existed), and its log file is made empty, so list_background_processes shows it RUNNING and read_background_output answers Log is empty.",
 				Ours:     "the shell is registered when it starts: it is listed as EXITED with its exit code, and its log holds its output",
-				Why:      "the registry follows the process, not the timer; reproducing an entry that never ends would keep a false state",
+				Why:      "the registry follows the process, not the timer; reproducing an entry that never ends would keep a false state (make hosts shows the CLI's: '- [PID n] RUNNING: `echo started`' long after it ended)",
 			},
 			{
 				Topic:    "the background log",
