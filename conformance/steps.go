@@ -63,15 +63,17 @@ func (s *Session) play(ctx context.Context, c Case, first json.RawMessage, ws st
 func (s *Session) withSessions(params json.RawMessage, tool string, answers []target.Answer, c Case) json.RawMessage {
 	numeric := false
 	if t := s.v.Tool(tool); t != nil {
-		if p := t.Param(spec.RoleSessionID); p != nil && (p.Type == spec.TypeInteger || p.Type == spec.TypeNumber) {
-			numeric = true
+		for _, r := range []spec.Role{spec.RoleSessionID, spec.RoleShellID} {
+			if p := t.Param(r); p != nil && (p.Type == spec.TypeInteger || p.Type == spec.TypeNumber) {
+				numeric = true
+			}
 		}
 	}
 	return json.RawMessage(sessionTokenRE.ReplaceAllStringFunc(string(params), func(tok string) string {
 		n, _ := strconv.Atoi(sessionTokenRE.FindStringSubmatch(tok)[1])
 		id := ""
 		if n < len(answers) {
-			id = sessionIDOf(s.v, c.CallTool(n), answers[n])
+			id = idOf(s.v, c.CallTool(n), answers[n], true)
 		}
 		if numeric {
 			if _, err := strconv.ParseInt(id, 10, 64); err != nil {
@@ -90,13 +92,34 @@ func (s *Session) withSessions(params json.RawMessage, tool string, answers []ta
 // sessionIDOf finds the session id in an answer of a tool, where the tool's running case puts .SessionID:
 // for a JSON result, the field whose value is it; for a text, the word after the text that precedes it.
 func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
+	return idOf(v, tool, a, false)
+}
+
+// idOf is sessionIDOf, or with shells also a background shell's id, where the background case puts
+// .ShellID (or .Pid, which names the shell with ids: pid), for a later call of the case to name it. (The
+// masker does not hide those: a pid is masked as one.)
+func idOf(v *spec.Variant, tool string, a target.Answer, shells bool) string {
 	t := v.Tool(tool)
 	if t == nil || a.Result == nil {
 		return ""
 	}
+	// A session's id is where the running case puts .SessionID; a background shell's, where the background
+	// case puts .ShellID (or .Pid, which names the shell with ids: pid).
+	idField, data := ".SessionID", func(id string) spec.Data {
+		return spec.Data{SessionID: id, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}}
+	}
 	sh, ok := t.Results.Cases[spec.OutcomeRunning]
 	if !ok {
-		return ""
+		if sh, ok = t.Results.Cases[spec.OutcomeBackground]; !ok || !shells || v.Background == nil {
+			return ""
+		}
+		idField, data = ".ShellID", func(id string) spec.Data {
+			pid, _ := strconv.Atoi(id)
+			return spec.Data{ShellID: id, Pid: pid, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}}
+		}
+		if v.Background.IDs == spec.IDsPID && !templateNames(sh, ".ShellID") {
+			idField = ".Pid"
+		}
 	}
 	const sentinel = "7391546028"
 	if sh.Text != nil {
@@ -104,7 +127,7 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 		if err != nil {
 			return ""
 		}
-		text, err := spec.Execute(tmpl, spec.Data{SessionID: sentinel, Running: true, Nonce: "0123456789abcdef", Tool: tool, Params: map[string]any{}})
+		text, err := spec.Execute(tmpl, data(sentinel))
 		if err != nil {
 			return ""
 		}
@@ -129,7 +152,7 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 		}
 		return ""
 	}
-	path := fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, ".SessionID") })
+	path := fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, idField) })
 	if path == nil {
 		return ""
 	}
@@ -150,9 +173,23 @@ func sessionIDOf(v *spec.Variant, tool string, a target.Answer) string {
 	case json.Number:
 		return x.String()
 	case string:
+		if idField != ".SessionID" && !shellIDText.MatchString(x) {
+			return "" // a text that shows the id among other words, not the id
+		}
 		return x
 	}
 	return ""
+}
+
+// shellIDText is what a background shell's id looks like: a uuid, a number, a word.
+var shellIDText = lazyRegexp(`^[\w.-]+$`)
+
+// templateNames reports whether a result case's text or one of its fields names a data field.
+func templateNames(sh spec.Shape, field string) bool {
+	if sh.Text != nil {
+		return strings.Contains(*sh.Text, field)
+	}
+	return fieldPath(sh.Fields, func(f spec.Field) bool { return strings.Contains(f.Value, field) }) != nil
 }
 
 // fieldPath finds the path of the first field (through objects) that match accepts.

@@ -30,6 +30,12 @@ type bgShell struct {
 	// carry is the end of the stdout and stderr the last poll: new returned, which redaction reads the
 	// next poll's after.
 	carry [2]string
+	// log is the merged log (background.log; nil without one); logRead is where the last poll: new
+	// stopped in it, logCarry the end of what it returned (both under mu).
+	log      *bgLog
+	logRead  int64
+	logCarry string
+	logSeen  int64 // the log's size at the last poll (either poll mode): read.until's "new output"
 }
 
 // backgroundPolicy is the registry policy of a spec's background block.
@@ -37,18 +43,21 @@ func backgroundPolicy(b *spec.Background) live.Policy {
 	if b == nil {
 		return live.Policy{}
 	}
-	ids := live.UUID
-	if b.IDs == spec.IDsPID {
-		ids = live.PID
+	pol := live.Policy{Max: b.MaxLive, Count: live.CountRunning, OnFull: live.Refuse, Retain: b.Retain, IDs: live.UUID}
+	switch b.IDs {
+	case spec.IDsPID:
+		pol.IDs = live.PID
+	case spec.IDsSequential:
+		pol.IDs, pol.FirstID, pol.WrapID = live.Sequential, 1, spec.MaxSessionID
 	}
-	return live.Policy{Max: b.MaxLive, Count: live.CountRunning, OnFull: live.Refuse, Retain: b.Retain, IDs: ids}
+	return pol
 }
 
 // addShell registers a process in the background (its slot reserved): a shell started there, or a
 // foreground run whose timeout moved it there. It is done once its output is drained and closed. On a
 // closed engine the process is killed and reaped, and the error returned.
-func (e *Engine) addShell(p *proc.Process, st *streams, command string, started time.Time) (*bgShell, error) {
-	sh := &bgShell{p: p, st: st, command: command}
+func (e *Engine) addShell(p *proc.Process, st *streams, lg *bgLog, command string, started time.Time) (*bgShell, error) {
+	sh := &bgShell{p: p, st: st, command: command, log: lg}
 	if err := e.bg.Add(sh, p, started, st.close); err != nil {
 		p.Kill()
 		<-p.Done()
@@ -78,7 +87,7 @@ func (c *call) failBackground(err error) error {
 
 // shellFor finds the shell the shell_id parameter names, or renders the unknown-id failure.
 func (c *call) shellFor() (*bgShell, error) {
-	id := c.str(c.t.spec.Param(spec.RoleShellID).Name)
+	id := sessionIDText(c.params[c.t.spec.Param(spec.RoleShellID).Name]) // a pid may be sent as a number
 	c.data.ID = id
 	sh, ok := c.e.bg.Get(id)
 	if !ok {
@@ -91,10 +100,17 @@ func (c *call) shellFor() (*bgShell, error) {
 	return sh, nil
 }
 
-// poll reports a background shell's status and output.
+// poll reports a background shell's status and output, after the tool's wait.
 func (c *call) poll() (json.RawMessage, error) {
+	lines, err := c.logLines()
+	if err != nil {
+		return nil, err
+	}
 	sh, err := c.shellFor()
 	if err != nil {
+		return nil, err
+	}
+	if err := c.readWait(sh); err != nil {
 		return nil, err
 	}
 	if sh.Finished() {
@@ -123,6 +139,7 @@ func (c *call) poll() (json.RawMessage, error) {
 		sh.carry = carry
 		sh.mu.Unlock()
 	}
+	c.readLog(sh, lines)
 	c.data.StdoutBytes, c.data.StderrBytes = so.Bytes, se.Bytes
 	c.data.StdoutKept, c.data.StderrKept = int64(len(so.Head)), int64(len(se.Head))
 	c.data.StdoutTruncated = !so.Complete

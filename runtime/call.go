@@ -135,6 +135,8 @@ func (c *call) run(raw json.RawMessage) (res json.RawMessage, err error) {
 		return c.poll()
 	case spec.KindKill:
 		return c.kill()
+	case spec.KindList:
+		return c.list()
 	case spec.KindPersistent:
 		return c.persistent()
 	case spec.KindBatch:

@@ -208,6 +208,11 @@ func (c *call) exec() (json.RawMessage, error) {
 		st = newBackgroundStreams(c.e.v.Background)
 	}
 	stdout, stderr := st.writers()
+	var lg *bgLog
+	if c.e.logs() && (background || t.spec.Timeout != nil && t.spec.Timeout.Expiry == spec.ExpiryBackground) {
+		// The log is kept from the start: a run the timeout moves to the background has it whole.
+		stdout, stderr, lg = c.teeLog(stdout, stderr)
+	}
 	if !background && st.combined && t.spec.Output.Spill != nil {
 		sf, err := c.newSpill()
 		if err != nil {
@@ -274,7 +279,7 @@ func (c *call) exec() (json.RawMessage, error) {
 	c.data.Started = time.Now().UTC().Format(time.RFC3339)
 
 	if background {
-		sh, err := c.e.addShell(p, st, c.data.Command, c.started)
+		sh, err := c.e.addShell(p, st, lg, c.data.Command, c.started)
 		if err != nil {
 			return nil, err // the engine closed during the call: the host's error, not the tool's
 		}
@@ -285,8 +290,11 @@ func (c *call) exec() (json.RawMessage, error) {
 			go func(w *wrapped) { <-p.Done(); w.remove() }(wrap)
 			wrap = nil
 		}
-		if err := c.waitBackground(p, st); err != nil {
+		if err := c.waitBackground(sh, st); err != nil {
 			return nil, err
+		}
+		if sep := c.e.v.Background.Log; lg != nil && c.t.spec.Wait != nil && c.data.Running && sep.AfterWait != "" && lg.size() > 0 {
+			lg.write([]byte(sep.AfterWait))
 		}
 		return c.render(spec.OutcomeBackground)
 	}
@@ -302,7 +310,7 @@ func (c *call) exec() (json.RawMessage, error) {
 				st.close()
 				return nil, c.failBackground(err)
 			}
-			sh, err := c.e.addShell(p, st, c.data.Command, c.started)
+			sh, err := c.e.addShell(p, st, lg, c.data.Command, c.started)
 			if err != nil {
 				return nil, err // the engine closed during the call: the host's error, not the tool's
 			}
@@ -436,24 +444,30 @@ func (c *call) env() []string {
 
 func (c *call) fillExit(x proc.Exit) {
 	c.data.Signal = int(x.Signal)
-	c.data.ExitCode = x.Code
-	defer func() { code := c.data.ExitCode; c.sawExit = &code }()
-	if x.Signal != 0 {
-		sig := int(x.Signal)
-		switch c.e.v.Shell.SignalExit {
-		case spec.SignalZero:
-			c.data.ExitCode = 0
-		case spec.SignalMinusOne:
-			c.data.ExitCode = -1
-		case spec.SignalShell:
-			// mutate: signal-exit-shell
-			c.data.ExitCode = 128 + sig
-		case spec.SignalOne:
-			c.data.ExitCode = 1
-		default:
-			// mutate: signal-exit-negative
-			c.data.ExitCode = -sig
-		}
+	c.data.ExitCode = c.exitCode(x)
+	code := c.data.ExitCode
+	c.sawExit = &code
+}
+
+// exitCode is the exit code as the source reports it: signal_exit applied to a signal's end.
+func (c *call) exitCode(x proc.Exit) int {
+	if x.Signal == 0 {
+		return x.Code
+	}
+	sig := int(x.Signal)
+	switch c.e.v.Shell.SignalExit {
+	case spec.SignalZero:
+		return 0
+	case spec.SignalMinusOne:
+		return -1
+	case spec.SignalShell:
+		// mutate: signal-exit-shell
+		return 128 + sig
+	case spec.SignalOne:
+		return 1
+	default:
+		// mutate: signal-exit-negative
+		return -sig
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentbash/agentbash/runtime/proc"
 	"github.com/agentbash/agentbash/spec"
 )
 
@@ -91,7 +90,8 @@ func (a activity) Write(p []byte) (int, error) {
 // waitBackground waits, for a tool with a wait block, the window of a start in the background: the
 // parameter with role yield as sent (a negative one as 0) or the default, clamped to the range. Then the
 // data holds the output so far and whether the command still runs (its exit, if it ended).
-func (c *call) waitBackground(p *proc.Process, st *streams) error {
+func (c *call) waitBackground(sh *bgShell, st *streams) error {
+	p := sh.p
 	w := c.t.spec.Wait
 	if w == nil {
 		return nil
@@ -109,7 +109,7 @@ func (c *call) waitBackground(p *proc.Process, st *streams) error {
 	timer := time.NewTimer(w.Window(v, false))
 	defer timer.Stop()
 	select {
-	case <-p.Done():
+	case <-sh.Done(): // exited and drained: as a poll or a list sees it from now on
 		c.data.Running = false
 		c.fillExit(p.Exit())
 	case <-timer.C:

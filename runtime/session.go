@@ -177,7 +177,8 @@ func (c *call) startSession() (json.RawMessage, error) {
 	out := &sessionOutput{pending: newHeadTail(c.e.v.Sessions.Buffer)}
 	win := c.newWindow(budget)
 	out.open(win)
-	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: true,
+	// One pipe for both streams, or (pipes: two) one each, written into out as their chunks arrive.
+	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: tty || st.Pipes != spec.PipesTwo,
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, PTY: tty,
 		OpenStdin: !tty && st.Stdin == spec.SessionStdinOpen, Sandbox: c.e.sandbox}
 	if c.e.v.Shell.Embedded {
@@ -287,11 +288,17 @@ func (c *call) newWindow(budget int) *window {
 func (c *call) collect(s *session, win *window, start, deadline time.Time, budget int) (json.RawMessage, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	var output <-chan struct{}
+	if st := c.t.spec.Session; st != nil && st.Until == spec.ReadUntilOutput {
+		output = win.output // already closed when output waited for this call
+	}
 	exited := false
 	select {
 	case <-s.p.Done():
 		exited = true
 	case <-timer.C:
+		exited = s.exited()
+	case <-output:
 		exited = s.exited()
 	case <-c.ctx.Done():
 		// The host gave up on the call: the session runs on, its output kept for the next call.
@@ -321,10 +328,13 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 		c.data.Running = true
 		return c.render(spec.OutcomeRunning)
 	}
-	if c.t.spec.Kind == spec.KindSessionStart {
+	switch {
+	case c.e.v.Sessions.KeepExited:
+		// keep_exited: the session stays readable (its exit, again) until it is killed or pruned.
+	case c.t.spec.Kind == spec.KindSessionStart:
 		c.e.sess.GiveBack(s)
 		c.data.SessionID = ""
-	} else {
+	default:
 		c.e.sess.Forget(s)
 	}
 	c.fillExit(s.p.Exit())
@@ -337,23 +347,13 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 
 // listSessions lists the sessions, oldest first.
 func (c *call) listSessions() (json.RawMessage, error) {
+	now := time.Now()
 	for _, s := range c.e.Sessions() {
 		c.data.Sessions = append(c.data.Sessions, spec.SessionInfo{ID: s.ID, Command: s.Command, Pid: s.Pid,
-			Running: s.Running, ExitCode: c.exitCode(s.ExitCode, s.Signal), Started: s.Started.UTC().Format(time.RFC3339), Tty: s.Tty})
+			Running: s.Running, ExitCode: c.exitCode(proc.Exit{Code: s.ExitCode, Signal: syscall.Signal(s.Signal)}),
+			Started: s.Started.UTC().Format(time.RFC3339), Age: now.Sub(s.Started).Seconds(), Tty: s.Tty})
 	}
 	return c.render(spec.OutcomeOK)
-}
-
-// exitCode is an exit as the spec reports it (signal_exit applied).
-func (c *call) exitCode(code, signal int) int {
-	if signal == 0 {
-		return code
-	}
-	saved := c.data
-	c.fillExit(proc.Exit{Code: code, Signal: syscall.Signal(signal)})
-	n := c.data.ExitCode
-	c.data = saved
-	return n
 }
 
 // SessionInfo describes a session of the registry.

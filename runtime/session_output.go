@@ -68,16 +68,23 @@ func (h *headTail) drain() []byte {
 type window struct {
 	capture  *textcap.Capture
 	newlines int64
-	last     byte // the last byte written
+	last     byte          // the last byte written
+	output   chan struct{} // closed by the first write of some output (session.until: output)
 }
 
 func newWindow(unit textcap.Unit, head, tail int) *window {
-	return &window{capture: textcap.New(textcap.Config{Decode: textcap.Replace, Unit: unit, Head: head, Tail: tail})}
+	return &window{capture: textcap.New(textcap.Config{Decode: textcap.Replace, Unit: unit, Head: head, Tail: tail}),
+		output: make(chan struct{})}
 }
 
 func (w *window) write(b []byte) {
 	if len(b) == 0 {
 		return
+	}
+	select {
+	case <-w.output:
+	default:
+		close(w.output) // writes are serialised by sessionOutput's mutex
 	}
 	w.newlines += int64(bytes.Count(b, []byte{'\n'}))
 	w.last = b[len(b)-1]

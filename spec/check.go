@@ -36,7 +36,9 @@ var sample = Data{
 	Min: 1, Max: 2, ID: "id", Value: json.Number("1"), Name: "n", Configured: "a, b", Match: "m", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
 	ErrnoName: "ENOENT", ErrorType: "ValueError", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 	SessionID: "1000", WallTime: 0.25, Units: 1, Lines: 1, KeptLines: 1, Nonce: "0123456789abcdef", Input: "i",
-	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z"}},
+	Sessions: []SessionInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z", Age: 1.5}},
+	Shells:   []ShellInfo{{ID: "1000", Command: "echo hi", Pid: 1, Running: true, Started: "2026-01-01T00:00:00Z", Age: 1.5}},
+	Log:      "a\nb\n", LogTail: "b", LogBytes: 4, LogLineCount: 2, LogTailLines: 1, LogTruncated: true,
 
 	Spilled: true, SpillCapped: true, SpillPath: "/tmp/s/1.txt", SpillError: "e", SpillSize: 40000, SpillLines: 2,
 	SpillElided: 38000, TempDir: "/tmp/s", EngineID: "00000000-0000-4000-8000-000000000000", CallID: "0123456789abcdef",
@@ -141,6 +143,7 @@ func (v *Variant) check() Errors {
 		c.atMost("/background/retain", "retain", float64(b.Retain), MaxRetain)
 	}
 	c.sessions()
+	c.backgroundLog()
 	c.hostVariant()
 	for i, m := range v.Masks {
 		re, err := regexp.Compile(m.Pattern)
@@ -310,6 +313,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		}
 	}
 	c.sessionTool(ptr, t, kind, roles)
+	c.logTool(ptr, t, kind, roles)
 	c.hostFeatures(ptr, t, kind, roles)
 	c.apiTool(ptr, t, kind, roles, params)
 	if _, ok := roles[RoleTimeout]; ok && t.Timeout == nil {

@@ -14,6 +14,7 @@ const (
 	KindExec Kind = "exec" // runs a command (the default)
 	KindPoll Kind = "poll" // reads a background shell
 	KindKill Kind = "kill" // ends a background shell
+	KindList Kind = "list" // lists the background shells
 
 	// The session family (see Sessions).
 	KindSessionStart Kind = "session_start" // starts a command and waits a yield window; one still running is a session
@@ -48,6 +49,7 @@ const (
 	RoleYield      Role = "yield"      // the yield window, in session.yield.unit
 	RoleTTY        Role = "tty"        // true starts a session on a pseudo-terminal (session_start)
 	RoleBudget     Role = "budget"     // the output budget, in output.budget.unit
+	RoleLines      Role = "lines"      // how many of a background shell's last log lines a poll reads
 	RoleNone       Role = "none"       // recorded only (the default)
 )
 
@@ -239,8 +241,9 @@ const InvalidDefault Invalid = "default"
 type IDs string
 
 const (
-	IDsUUID IDs = "uuid"
-	IDsPID  IDs = "pid"
+	IDsUUID       IDs = "uuid"
+	IDsPID        IDs = "pid"
+	IDsSequential IDs = "sequential" // 1, 2, 3, ... in the order the shells start
 )
 
 // Poll is what a poll returns of a background shell's output.

@@ -32,8 +32,8 @@ const MaxBinarySample = 1 << 20
 // hostFeatures checks the blocks of hostfeatures.go on one tool.
 func (c *checker) hostFeatures(ptr string, t *Tool, kind Kind, roles map[Role]string) {
 	if w := t.Wait; w != nil {
-		if _, bg := roles[RoleBackground]; kind != KindExec || !bg {
-			c.errf(ptr+"/wait", "wait applies to an exec tool with a parameter of role background")
+		if _, bg := roles[RoleBackground]; kind != KindPoll && (kind != KindExec || !bg) {
+			c.errf(ptr+"/wait", "wait applies to an exec tool with a parameter of role background, or to a poll tool")
 		}
 		if w.Empty != nil {
 			c.errf(ptr+"/wait/empty", "empty applies to a session_write's yield window, not to wait")

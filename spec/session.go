@@ -26,6 +26,9 @@ type Sessions struct {
 	ProtectRecent int `yaml:"protect_recent,omitempty" json:"protect_recent,omitempty" jsonschema:"minimum=0,maximum=4096"`
 	// PruneExitedFirst (prune) prunes the least recently used session that has exited before any running one.
 	PruneExitedFirst bool `yaml:"prune_exited_first,omitempty" json:"prune_exited_first,omitempty"`
+	// KeepExited keeps a session whose exit was reported: later reads answer its exit again (with what it
+	// wrote since), and lists show it, until it is killed or pruned. Without it the session is forgotten.
+	KeepExited bool `yaml:"keep_exited,omitempty" json:"keep_exited,omitempty"`
 	// Buffer is how many bytes of a session's output are kept between two reads: the first half and the
 	// last half, what lies between is dropped (default 1 MiB).
 	Buffer int `yaml:"buffer,omitempty" json:"buffer,omitempty" jsonschema:"minimum=0,maximum=268435456"`
@@ -54,7 +57,23 @@ type SessionTool struct {
 	// Settle (session_write) is how long a non-empty write waits before its window opens, for the
 	// command to react (Go duration).
 	Settle Duration `yaml:"settle,omitempty" json:"settle,omitempty"`
+	// Pipes (session_start) is how a command started without a terminal writes its output: one (stdout
+	// and stderr on one pipe, in the order the command wrote them; the default) or two (a pipe each,
+	// merged in the order their chunks arrive, as a host that reads a child's stdout and stderr apart).
+	Pipes SessionPipes `yaml:"pipes,omitempty" json:"pipes,omitempty" jsonschema:"enum=one,enum=two"`
+	// Until (session_write, session_read) is what closes the window besides its length and the
+	// command's exit: output (output is there to answer: what arrived since the last call, or the first
+	// that arrives), or time (the default).
+	Until ReadUntil `yaml:"until,omitempty" json:"until,omitempty" jsonschema:"enum=time,enum=output"`
 }
+
+// SessionPipes is how a session's command writes its output.
+type SessionPipes string
+
+const (
+	PipesOne SessionPipes = "one" // stdout and stderr on one pipe
+	PipesTwo SessionPipes = "two" // a pipe each, merged as their chunks arrive
+)
 
 // Yield is a yield window: its parameter (role yield) in Unit, its default, and the range a value is
 // clamped to.

@@ -88,7 +88,13 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 	if st.Yield != nil && !kind.Waits() {
 		c.errf(sp+"/yield", "a %s tool waits no yield window", kind)
 	}
+	if st.Until == ReadUntilOutput && kind != KindSessionWrite && kind != KindSessionRead {
+		c.errf(sp+"/until", "until closes a session_write's or a session_read's window, not a %s's", kind)
+	}
 	if kind != KindSessionStart {
+		if st.Pipes != "" {
+			c.errf(sp+"/pipes", "pipes says how a session starts: it goes on a session_start tool")
+		}
 		if st.PTY {
 			c.errf(sp+"/pty", "pty says how a session starts: it goes on a session_start tool")
 		}

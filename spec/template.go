@@ -102,8 +102,22 @@ type Data struct {
 	// Input is the text a session_write wrote.
 	Input string
 	// Sessions are the sessions, for session_list: each .ID, .Command, .Pid, .Running, .ExitCode, .Started,
-	// .Tty.
+	// .Age, .Tty.
 	Sessions []SessionInfo
+	// Shells are the background shells, for a list tool, oldest first: each .ID, .Pid, .Command, .Running,
+	// .ExitCode, .Signal, .Started, .Age (bglog.go).
+	Shells []ShellInfo
+
+	// A poll of a background shell whose registry keeps a log (background.log, bglog.go). Log is the log
+	// read: stdout and stderr in the order they arrived, its last background.log.limit bytes (with poll:
+	// new, what arrived since the last poll), invalid bytes shown as U+FFFD; LogBytes counts all that was
+	// written to it, and LogTruncated says that its front was dropped. LogLineCount is the number of
+	// lines of what was read (a last line without "\n" counts; when the front was dropped, its first line,
+	// cut, is left out), and LogTail their last lines (read.lines, or the parameter with role lines),
+	// joined with "\n" and without the last one's, LogTailLines their number.
+	Log, LogTail                         string
+	LogBytes, LogLineCount, LogTailLines int64
+	LogTruncated                         bool
 
 	// What hosts report around a command (hostfeatures.go).
 
@@ -146,7 +160,9 @@ type SessionInfo struct {
 	Running  bool
 	ExitCode int
 	Started  string
-	Tty      bool
+	// Age is the seconds since the session started, at the call (a fraction).
+	Age float64
+	Tty bool
 }
 
 // Funcs are the functions templates may call, in addition to text/template's built-ins. A template

@@ -172,7 +172,7 @@ type Tool struct {
 	// (session_read), kills it (session_kill) or lists them (session_list).
 	// persistent types each call into one shell the engine keeps (Persistent); batch runs a list of commands
 	// (Batch).
-	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill,enum=session_start,enum=session_write,enum=session_read,enum=session_kill,enum=session_list,enum=persistent,enum=batch"`
+	Kind Kind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=exec,enum=poll,enum=kill,enum=list,enum=session_start,enum=session_write,enum=session_read,enum=session_kill,enum=session_list,enum=persistent,enum=batch"`
 	// Params are the model-facing parameters, in the source's order.
 	Params []Param `yaml:"params" json:"params"`
 	// InvalidParam is how a parameter of the wrong type or a missing required one is reported; data:
@@ -222,7 +222,11 @@ type Tool struct {
 	// Wait is how long a start in the background (an exec tool whose background parameter is true) waits
 	// before it answers, with the output so far and .Running false if the command ended by then; a
 	// parameter with role yield sets it per call (in Wait.Unit, clamped to its range; a negative value is 0).
+	// On a poll tool it is the delay before the shell is read (Read.Until may end it sooner).
 	Wait *Yield `yaml:"wait,omitempty" json:"wait,omitempty"`
+	// Read configures a poll tool's reading of the shell's log (background.log): how many last lines it
+	// reads, and whether its wait ends at the first new output (bglog.go).
+	Read *LogRead `yaml:"read,omitempty" json:"read,omitempty"`
 
 	// The shapes of the model APIs' own shell tools (docs/spec.md, "Persistent shells", "Command lists" and
 	// "Tools the model API defines"; spec/apitools.go).
@@ -271,7 +275,7 @@ type Param struct {
 	// stdin, yield, tty, budget), the roles of the model APIs' tools (argv: a program and its arguments run
 	// without a shell; commands: a batch's list; restart: a persistent shell's restart; output_limit: a
 	// batch's limit), or none (recorded only, like a description).
-	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=argv,enum=commands,enum=restart,enum=output_limit,enum=none"`
+	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=lines,enum=argv,enum=commands,enum=restart,enum=output_limit,enum=none"`
 	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
 	// (codegensandbox reads a timeout that is not a number as the default).
 	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`
@@ -543,8 +547,8 @@ type Workspaces struct {
 
 // Background configures the registry of processes that outlive a call.
 type Background struct {
-	// IDs is uuid or pid.
-	IDs IDs `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid"`
+	// IDs is uuid, pid or sequential (1, 2, 3, ... in the order the shells start).
+	IDs IDs `yaml:"ids" json:"ids" jsonschema:"enum=uuid,enum=pid,enum=sequential"`
 	// StreamLimit caps each stream's buffer in bytes; past it the stream is marked truncated.
 	StreamLimit int `yaml:"stream_limit" json:"stream_limit" jsonschema:"minimum=1,maximum=268435456"`
 	// Poll is all (the whole buffer every poll) or new (only what arrived since the last poll).
@@ -559,6 +563,9 @@ type Background struct {
 	LimitError *Failure `yaml:"limit_error,omitempty" json:"limit_error,omitempty"`
 	// UnknownID is the failure for an id that is not registered; data: .ID.
 	UnknownID *Failure `yaml:"unknown_id,omitempty" json:"unknown_id,omitempty"`
+	// Log keeps, for each shell, its stdout and stderr merged in the order they arrive (two pipes), the
+	// last Log.Limit bytes of it, for a poll's .Log (bglog.go).
+	Log *BackgroundLog `yaml:"log,omitempty" json:"log,omitempty"`
 }
 
 // Redact replaces secrets in what the tools answer. Each rule is applied in order to the whole text, each

@@ -218,13 +218,20 @@ func TestSchemaCodex(t *testing.T) {
 func TestSchemaGeminiCLI(t *testing.T) {
 	// getShellDeclaration (tools/definitions/dynamic-declaration-helpers) in @google/gemini-cli 0.61.0's
 	// bundle: command (required), description, dir_path, is_background (boolean), delay_ms (integer);
-	// additional_permissions only with tool sandboxing (off).
+	// additional_permissions only with tool sandboxing (off). ListBackgroundProcessesTool: no parameters;
+	// ReadBackgroundOutputTool: pid (integer, required), lines (integer, minimum 1), delay_ms (integer).
 	schemaCase(t, "gemini-cli", []upstreamTool{
 		{
 			params: &geminicli.RunShellCommandParams{},
 			facts: []param{{"command", "string", nil}, {"description", "string", nil}, {"dir_path", "string", nil},
 				{"is_background", "boolean", nil}, {"delay_ms", "integer", nil}},
 			required: []string{"command"},
+		},
+		{params: &geminicli.ListBackgroundProcessesParams{}},
+		{
+			params:   &geminicli.ReadBackgroundOutputParams{},
+			facts:    []param{{"pid", "integer", nil}, {"lines", "integer", nil}, {"delay_ms", "integer", nil}},
+			required: []string{"pid"},
 		},
 	})
 }

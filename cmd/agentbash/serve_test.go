@@ -154,9 +154,7 @@ func argsFor(t *spec.Tool, command, shellID string) map[string]any {
 			args[p.Name] = []string{command}
 		case "argv":
 			args[p.Name] = []string{"/bin/sh", "-c", command}
-		case "shell_id":
-			args[p.Name] = shellID
-		case "session_id":
+		case "session_id", "shell_id":
 			if p.Type == spec.TypeNumber || p.Type == spec.TypeInteger {
 				args[p.Name] = unknownSession
 			} else {
@@ -218,14 +216,18 @@ func TestServeMCPTransports(t *testing.T) {
 						if res.IsError || !strings.Contains(text(res), "served") {
 							t.Errorf("%s: isError %t, %q", tl.Name, res.IsError, text(res))
 						}
-					case k == "session_list":
+					case k == "session_list" || k == "list":
 						if res.IsError {
 							t.Errorf("%s: isError %t, %q", tl.Name, res.IsError, text(res))
 						}
 					default:
 						// An unknown shell or session id: the tool's error, with its class.
 						unknown := "agentbash-unknown"
-						if p := tl.Param(spec.RoleSessionID); p != nil && p.Type != spec.TypeString {
+						p := tl.Param(spec.RoleSessionID)
+						if p == nil {
+							p = tl.Param(spec.RoleShellID) // a pid may be a number
+						}
+						if p != nil && p.Type != spec.TypeString {
 							unknown = strconv.Itoa(unknownSession)
 						}
 						if !res.IsError || res.Meta[serve.ErrorTypeKey] == nil || !strings.Contains(text(res), unknown) {

@@ -635,6 +635,7 @@ func (b *builder) otherRoles() {
 				map[string]any{"background": true, "yield": w.Unit.Of(time.Second)},
 				Case{About: "a start in the background that waits a second for its first output"})
 		}
+		b.backgroundTools()
 	}
 	if b.ti.role(spec.RoleWorkspace) != nil {
 		b.cmd("workspace named", "pwd", map[string]any{"workspace": WorkspaceNameToken}, Case{NoSurvivors: true, OwnWorkspace: true})

@@ -62,7 +62,7 @@ func ToolAnnotations(v *spec.Variant, t *spec.Tool) Annotations {
 		return Annotations{ReadOnlyHint: true, IdempotentHint: all}
 	case spec.KindKill, spec.KindSessionKill:
 		return Annotations{DestructiveHint: true, IdempotentHint: true}
-	case spec.KindSessionList:
+	case spec.KindSessionList, spec.KindList:
 		return Annotations{ReadOnlyHint: true, IdempotentHint: true}
 	case spec.KindSessionRead:
 		return Annotations{ReadOnlyHint: true}

@@ -315,7 +315,7 @@ func background(v *spec.Variant) string {
 	}
 	var tools []string
 	for _, t := range v.Tools {
-		if t.Kind == spec.KindPoll || t.Kind == spec.KindKill {
+		if t.Kind == spec.KindPoll || t.Kind == spec.KindKill || t.Kind == spec.KindList {
 			tools = append(tools, t.Name+" ("+string(t.Kind)+")")
 		}
 	}

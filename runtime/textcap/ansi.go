@@ -3,6 +3,7 @@ package textcap
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
 // ANSI escape sequences, as the strip-ansi package (v7) finds them: an OSC sequence up to its first string
@@ -123,4 +124,13 @@ func (p *pipe) sniffBinary(b []byte, pos int64) bool {
 	}
 	p.binary = true
 	return true
+}
+
+// StripANSI removes the ANSI escape sequences of a whole text, as strip-ansi does (the capture's StripANSI
+// stage does the same on a stream, as it arrives).
+func StripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 && !strings.Contains(s, string(c1CSI)) {
+		return s
+	}
+	return ansiPattern.ReplaceAllString(s, "")
 }
