@@ -9,6 +9,8 @@ package spec
 //   - substring: ordered Rules that are literal substrings only.
 //   - permission: Tool(pattern) allow, deny and ask rules with a mode (Permission).
 //   - shell: parses the command with mvdan.cc/sh and checks every command in every position (Shell).
+//   - wildcard: a table of wildcard patterns with allow, ask or deny, matched against each simple command
+//     of the command line; the strictest verdict over the commands wins (Wildcard).
 //
 // The verdict message is rendered from Message (or a rule's own message) with the policy data (.Command,
 // .Reason, .Pattern, .Match, .Groups, .Segment, .Char, ...); Fail then says how it reaches the host, its
@@ -24,7 +26,7 @@ type Policy struct {
 	// Name is how checks refer to the policy (required without use).
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Kind selects the engine (required without use).
-	Kind PolicyKind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
+	Kind PolicyKind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell,enum=wildcard"`
 	// Summary says in a sentence what the policy blocks and where it comes from.
 	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
 	// Fail is how a blocked command reaches the host; its message template sees the verdict message as
@@ -51,6 +53,8 @@ type Policy struct {
 	Permission *PermissionPolicy `yaml:"permission,omitempty" json:"permission,omitempty"`
 	// Shell configures a shell-parsing policy.
 	Shell *ShellPolicy `yaml:"shell,omitempty" json:"shell,omitempty"`
+	// Wildcard configures a wildcard-table policy.
+	Wildcard *WildcardPolicy `yaml:"wildcard,omitempty" json:"wildcard,omitempty"`
 	// Examples are commands with their expected verdicts, checked when the policy compiles.
 	Examples *PolicyExamples `yaml:"examples,omitempty" json:"examples,omitempty"`
 	// Quirks lists upstream false positives and bypasses that the policy reproduces on purpose, and any
@@ -125,6 +129,49 @@ type PermissionPolicy struct {
 	// else it is allowed. A command that does not parse is checked whole.
 	Subcommands bool `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
 }
+
+// WildcardPolicy is a table of wildcard patterns, each with a decision (allow, ask or deny), checked
+// against every simple command of the command line. The command line is parsed (bash, mvdan.cc/sh/v3); each
+// simple command (a command with a name, in any position: lists, pipelines, subshells, substitutions) is
+// checked as its source text, with its redirections when it has any, trimmed; a command line that does not
+// parse is checked whole. For each command the rule chosen by Select decides, else Default; the verdict of
+// the whole command line is the strictest over its commands (deny, then ask, then allow). A command line
+// without a command to check (only assignments, or only skipped commands) is allowed.
+//
+// A pattern matches a whole command: `*` matches any text (new lines too), `?` one character, every other
+// character itself; a pattern that ends in ` *` also matches the command without that ending (`git *`
+// matches `git` and `git status`, not `gitk`); a backslash in the pattern or the command counts as `/`.
+type WildcardPolicy struct {
+	// Rules is the table, in its order (a downstream spec that uses a library policy appends its rules).
+	Rules []WildcardRule `yaml:"rules,omitempty" json:"rules,omitempty"`
+	// Select is which matching rule decides: last (the last matching rule in table order, the default) or
+	// longest (the table sorted by pattern length, then by pattern text, and the last matching rule in that
+	// order, so the longest pattern wins).
+	Select WildcardSelect `yaml:"select,omitempty" json:"select,omitempty" jsonschema:"enum=last,enum=longest"`
+	// Default is the decision for a command no rule matches: allow, ask (the default) or deny.
+	Default Decision `yaml:"default,omitempty" json:"default,omitempty" jsonschema:"enum=allow,enum=ask,enum=deny"`
+	// Skip are command names (the first word as written) whose commands are not checked (cd).
+	Skip []string `yaml:"skip,omitempty" json:"skip,omitempty"`
+	// AskMessage is the verdict message template for an ask (default: the policy's Message). .Segment is
+	// the first command asked for, .Pattern the rule's pattern (empty for the default), .Rules the table.
+	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
+}
+
+// WildcardRule is one row of a wildcard table.
+type WildcardRule struct {
+	// Pattern is the wildcard pattern (`git *`, `rm *`, `*`).
+	Pattern string `yaml:"pattern" json:"pattern"`
+	// Decision is allow, ask or deny.
+	Decision Decision `yaml:"decision" json:"decision" jsonschema:"enum=allow,enum=ask,enum=deny"`
+}
+
+// WildcardSelect is which matching rule of a wildcard table decides.
+type WildcardSelect string
+
+const (
+	SelectLast    WildcardSelect = "last"    // the last matching rule in table order (the default)
+	SelectLongest WildcardSelect = "longest" // the last matching rule in the table sorted by length, then text
+)
 
 // ShellPolicy parses a command with mvdan.cc/sh/v3/syntax and checks every simple command it contains, in
 // every position (lists, pipelines, subshells, blocks, substitutions, functions, here-documents), after
@@ -305,7 +352,7 @@ type PolicyExample struct {
 	Command string `yaml:"command" json:"command"`
 	// Message is the exact verdict message expected; empty accepts any.
 	Message string `yaml:"message,omitempty" json:"message,omitempty"`
-	// Decision is deny (the default) or ask (permission policies).
+	// Decision is deny (the default) or ask (permission and wildcard policies).
 	Decision Decision `yaml:"decision,omitempty" json:"decision,omitempty" jsonschema:"enum=deny,enum=ask"`
 }
 
@@ -320,6 +367,7 @@ const (
 	PolicySubstring  PolicyKind = "substring"  // literal substrings only
 	PolicyPermission PolicyKind = "permission" // Tool(pattern) allow, deny and ask rules with a mode
 	PolicyShell      PolicyKind = "shell"      // parses the command and checks every command in it
+	PolicyWildcard   PolicyKind = "wildcard"   // a wildcard table on each simple command
 )
 
 // RegexDialect is the regular-expression language a policy's patterns were written in (see Translate).
@@ -428,7 +476,7 @@ type Decision string
 const (
 	DecisionAllow Decision = "allow" // the command may run
 	DecisionDeny  Decision = "deny"  // the command is blocked (an example's default)
-	DecisionAsk   Decision = "ask"   // the host asks its user (permission policies)
+	DecisionAsk   Decision = "ask"   // the host asks its user (permission and wildcard policies)
 )
 
 // Default texts of a shell policy's own findings (ShellReasons), filled by Complete.

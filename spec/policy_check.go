@@ -37,6 +37,8 @@ type PolicyData struct {
 	// Tool, Decision, Content (the normalised command), PermissionRule (the matching rule as written) and
 	// Mode describe a permission verdict.
 	Tool, Decision, Content, PermissionRule, Mode string
+	// Rules is the table of a wildcard policy, in its order.
+	Rules []WildcardRule
 }
 
 // samplePolicyData fills every field so that executing a message template once finds unknown fields;
@@ -48,7 +50,7 @@ func samplePolicyData(groups int) PolicyData {
 	}
 	return PolicyData{Command: "c", Policy: "p", Rule: "r", Reason: "r", Pattern: "p", Match: "m", Groups: g,
 		Char: "c", Segment: "s", Name: "n", Error: "e", Tool: "t", Decision: "deny", Content: "c",
-		PermissionRule: "r", Mode: "default"}
+		PermissionRule: "r", Mode: "default", Rules: []WildcardRule{{Pattern: "*", Decision: DecisionAllow}}}
 }
 
 // policyMessageGroups is the number of capture groups a policy's own message is first executed with.
@@ -177,6 +179,7 @@ func (p *Policy) problems() []*PolicyError {
 	case PolicyRegex, PolicySubstring:
 		misplaced("permission", p.Permission != nil)
 		misplaced("shell", p.Shell != nil)
+		misplaced("wildcard", p.Wildcard != nil)
 		if len(errs) > 0 {
 			return errs
 		}
@@ -185,6 +188,7 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("rules", len(p.Rules) > 0)
 		misplaced("shell", p.Shell != nil)
 		misplaced("split", p.Split != nil)
+		misplaced("wildcard", p.Wildcard != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
@@ -193,12 +197,22 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("rules", len(p.Rules) > 0)
 		misplaced("permission", p.Permission != nil)
 		misplaced("split", p.Split != nil)
+		misplaced("wildcard", p.Wildcard != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
 		return p.shellProblems()
+	case PolicyWildcard:
+		misplaced("rules", len(p.Rules) > 0)
+		misplaced("permission", p.Permission != nil)
+		misplaced("shell", p.Shell != nil)
+		misplaced("split", p.Split != nil)
+		if noGroups(); len(errs) > 0 {
+			return errs
+		}
+		return p.wildcardProblems()
 	}
-	return fail("kind", fmt.Errorf("unknown kind %q (regex, substring, permission, shell)", p.Kind))
+	return fail("kind", fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard)", p.Kind))
 }
 
 // dialect is the policy's regex dialect: "" and go (an earlier name) are re2.
@@ -365,6 +379,53 @@ func (p *Policy) permissionProblems() []*PolicyError {
 		errs = append(errs, &PolicyError{Policy: p.Name, Field: "message", Err: errors.New("a permission policy needs a message")})
 	}
 	return errs
+}
+
+// wildcardProblems checks a wildcard policy: its block, each rule's pattern and decision, the select rule,
+// the default, the ask message, and a message for its deny verdicts.
+func (p *Policy) wildcardProblems() []*PolicyError {
+	wp := p.Wildcard
+	if wp == nil {
+		return []*PolicyError{{Policy: p.Name, Field: "wildcard", Err: errors.New("a wildcard policy needs a wildcard block")}}
+	}
+	var errs []*PolicyError
+	add := func(field string, err error) { errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err}) }
+	for i, r := range wp.Rules {
+		if r.Pattern == "" {
+			add(fmt.Sprintf("wildcard.rules[%d].pattern", i), errors.New("is empty"))
+		}
+		if err := r.Decision.checkTable(); err != nil {
+			add(fmt.Sprintf("wildcard.rules[%d].decision", i), err)
+		}
+	}
+	switch wp.Select {
+	case "", SelectLast, SelectLongest:
+	default:
+		add("wildcard.select", fmt.Errorf("unknown select %q (last, longest)", wp.Select))
+	}
+	if wp.Default != "" {
+		if err := wp.Default.checkTable(); err != nil {
+			add("wildcard.default", err)
+		}
+	}
+	if wp.AskMessage != "" {
+		if err := checkMessage(p.Name, wp.AskMessage, 0); err != nil {
+			add("wildcard.ask_message", err)
+		}
+	}
+	if p.Message == "" {
+		add("message", errors.New("a wildcard policy needs a message"))
+	}
+	return errs
+}
+
+// checkTable reports a decision a wildcard table cannot hold (allow, ask and deny only).
+func (d Decision) checkTable() error {
+	switch d {
+	case DecisionAllow, DecisionAsk, DecisionDeny:
+		return nil
+	}
+	return fmt.Errorf("unknown decision %q (allow, ask, deny)", d)
 }
 
 // Check reports a mode outside the enumeration ("" is the default mode).
@@ -567,6 +628,14 @@ func (p *Policy) fillDefaults() {
 			pp.EditTools = slices.Clone(DefaultEditTools)
 		}
 	}
+	if wp := p.Wildcard; wp != nil {
+		if wp.Select == "" {
+			wp.Select = SelectLast
+		}
+		if wp.Default == "" {
+			wp.Default = DecisionAsk
+		}
+	}
 	if sp := p.Shell; sp != nil {
 		if sp.Dialect == "" {
 			sp.Dialect = ShellBash
@@ -611,6 +680,11 @@ func (p Policy) clone() Policy {
 		sp := *p.Shell
 		sp.Wrappers = slices.Clone(sp.Wrappers)
 		p.Shell = &sp
+	}
+	if p.Wildcard != nil {
+		wp := *p.Wildcard
+		wp.Rules = slices.Clone(wp.Rules)
+		p.Wildcard = &wp
 	}
 	if p.Examples != nil {
 		ex := *p.Examples

@@ -23,6 +23,8 @@
 //     prefilter (prefilter.go) skips the patterns whose required text is absent.
 //   - permission (permission.go): the Tool(pattern) permission-rule language, its modes and normalisation, with the
 //     host's own configuration through WithPermissions.
+//   - wildcard (wildcard.go): a table of wildcard patterns with allow, ask or deny, decided per simple
+//     command of the parsed command line, the strictest verdict winning.
 //   - shell (shell*.go): parses with shellsyntax.FastParse, or mvdan.cc/sh/v3/syntax for what it declines;
 //     collects the statements with shellsyntax.Collector; expands words statically with shellexpand
 //     (quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace expansion,
@@ -63,7 +65,7 @@ type Verdict struct {
 	Message string
 	// Fail is the policy's failure as declared in the spec (its message is a template, not rendered here).
 	Fail *spec.Failure
-	// Decision is allow, deny or ask (ask only from permission policies).
+	// Decision is allow, deny or ask (ask only from permission and wildcard policies).
 	Decision spec.Decision
 }
 
@@ -324,8 +326,10 @@ func build(p spec.Policy, host *HostPermissions) (Checker, error) {
 		return compilePermission(b, p, host)
 	case spec.PolicyShell:
 		return compileShell(b, p)
+	case spec.PolicyWildcard:
+		return compileWildcard(b, p)
 	}
-	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell)", p.Kind)}
+	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard)", p.Kind)}
 }
 
 // checkExamples runs the policy's examples: each blocked one must be blocked with its decision and exact
