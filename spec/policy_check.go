@@ -389,7 +389,9 @@ func (p *Policy) wildcardProblems() []*PolicyError {
 		return []*PolicyError{{Policy: p.Name, Field: "wildcard", Err: errors.New("a wildcard policy needs a wildcard block")}}
 	}
 	var errs []*PolicyError
-	add := func(field string, err error) { errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err}) }
+	add := func(field string, err error) {
+		errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err})
+	}
 	for i, r := range wp.Rules {
 		if r.Pattern == "" {
 			add(fmt.Sprintf("wildcard.rules[%d].pattern", i), errors.New("is empty"))

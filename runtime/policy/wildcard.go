@@ -58,6 +58,9 @@ type wildcardEngine struct {
 	def    spec.Decision
 	skip   map[string]bool
 	askMsg *message
+	// allowsAll: the table allows every command (its deciding rule for any command is an allow: every
+	// rule and the default allow, or the rule read last matches everything and allows).
+	allowsAll bool
 }
 
 func compileWildcard(b base, p spec.Policy) (Checker, error) {
@@ -72,6 +75,13 @@ func compileWildcard(b base, p spec.Policy) (Checker, error) {
 		slices.SortStableFunc(e.rules, func(a, b wildcardRule) int {
 			return cmp.Or(cmp.Compare(len(a.Pattern), len(b.Pattern)), strings.Compare(a.Pattern, b.Pattern))
 		})
+	}
+	e.allowsAll = wp.Default == spec.DecisionAllow
+	for _, r := range e.rules {
+		e.allowsAll = e.allowsAll && r.Decision == spec.DecisionAllow
+	}
+	if n := len(e.rules); n > 0 && strings.Trim(e.rules[n-1].Pattern, "*") == "" && e.rules[n-1].Decision == spec.DecisionAllow {
+		e.allowsAll = true
 	}
 	for _, s := range wp.Skip {
 		e.skip[s] = true
@@ -100,6 +110,10 @@ func (e *wildcardEngine) decide(command string) (spec.Decision, string) {
 // Check implements Checker: every simple command is decided by the table; the first deny denies, else
 // the first ask asks, else the command line is allowed.
 func (e *wildcardEngine) Check(command string) Verdict {
+	if e.allowsAll {
+		// Every command is allowed, so the line is: nothing to parse.
+		return e.allow()
+	}
 	var ask *Data
 	for _, part := range e.commands(command) {
 		d, pattern := e.decide(part)
@@ -128,7 +142,9 @@ func (e *wildcardEngine) data(command, part, pattern string, d spec.Decision) *D
 // redirections of its statement when it has any), trimmed, in source order; the commands whose name is
 // skipped are left out. A command line that does not parse is one command, itself.
 func (e *wildcardEngine) commands(command string) []string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	bp := getBashParser()
+	defer bp.put()
+	f, err := bp.parse(command)
 	if err != nil {
 		return []string{strings.TrimSpace(command)}
 	}
