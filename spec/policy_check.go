@@ -180,6 +180,7 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("permission", p.Permission != nil)
 		misplaced("shell", p.Shell != nil)
 		misplaced("wildcard", p.Wildcard != nil)
+		misplaced("priority", p.Priority != nil)
 		if len(errs) > 0 {
 			return errs
 		}
@@ -189,6 +190,7 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("shell", p.Shell != nil)
 		misplaced("split", p.Split != nil)
 		misplaced("wildcard", p.Wildcard != nil)
+		misplaced("priority", p.Priority != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
@@ -198,6 +200,7 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("permission", p.Permission != nil)
 		misplaced("split", p.Split != nil)
 		misplaced("wildcard", p.Wildcard != nil)
+		misplaced("priority", p.Priority != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
@@ -207,12 +210,23 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("permission", p.Permission != nil)
 		misplaced("shell", p.Shell != nil)
 		misplaced("split", p.Split != nil)
+		misplaced("priority", p.Priority != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
 		return p.wildcardProblems()
+	case PolicyPriority:
+		misplaced("rules", len(p.Rules) > 0)
+		misplaced("permission", p.Permission != nil)
+		misplaced("shell", p.Shell != nil)
+		misplaced("split", p.Split != nil)
+		misplaced("wildcard", p.Wildcard != nil)
+		if noGroups(); len(errs) > 0 {
+			return errs
+		}
+		return p.priorityProblems()
 	}
-	return fail("kind", fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard)", p.Kind))
+	return fail("kind", fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard, priority)", p.Kind))
 }
 
 // dialect is the policy's regex dialect: "" and go (an earlier name) are re2.
@@ -419,6 +433,54 @@ func (p *Policy) wildcardProblems() []*PolicyError {
 		add("message", errors.New("a wildcard policy needs a message"))
 	}
 	return errs
+}
+
+// priorityProblems checks a priority policy: its block, each rule (one condition at most, a regular
+// expression that compiles as JavaScript's, a decision), the default, the legacy lists and a message.
+func (p *Policy) priorityProblems() []*PolicyError {
+	pp := p.Priority
+	if pp == nil {
+		return []*PolicyError{{Policy: p.Name, Field: "priority", Err: errors.New("a priority policy needs a priority block")}}
+	}
+	var errs []*PolicyError
+	add := func(field string, err error) { errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err}) }
+	for i, r := range pp.Rules {
+		f := fmt.Sprintf("priority.rules[%d]", i)
+		if len(r.CommandPrefix) > 0 && r.CommandRegex != "" {
+			add(f, errors.New("command_prefix and command_regex cannot be used in the same rule"))
+		}
+		if r.CommandRegex != "" {
+			if _, err := DialectJavaScript.Regexp(`"command":"`+r.CommandRegex, false); err != nil {
+				add(f+".command_regex", err)
+			}
+		}
+		if err := r.Decision.checkPriority(); err != nil {
+			add(f+".decision", err)
+		}
+	}
+	if pp.Default != "" {
+		if err := pp.Default.checkPriority(); err != nil {
+			add("priority.default", err)
+		}
+	}
+	if (len(pp.Core) > 0 || len(pp.Exclude) > 0) && pp.Tool == "" {
+		add("priority.tool", errors.New("core and exclude need the tool name they are written for"))
+	}
+	if p.Message == "" {
+		add("message", errors.New("a priority policy needs a message"))
+	}
+	return errs
+}
+
+// checkPriority reports a decision a priority rule cannot hold (allow, deny, ask and ask_user).
+func (d Decision) checkPriority() error {
+	if d == DecisionAskUser {
+		return nil
+	}
+	if err := d.checkTable(); err != nil {
+		return fmt.Errorf("unknown decision %q (allow, deny, ask, ask_user)", d)
+	}
+	return nil
 }
 
 // checkTable reports a decision a wildcard table cannot hold (allow, ask and deny only).
@@ -638,6 +700,22 @@ func (p *Policy) fillDefaults() {
 			wp.Default = DecisionAsk
 		}
 	}
+	if pp := p.Priority; pp != nil {
+		if pp.Default == "" || pp.Default == DecisionAskUser {
+			pp.Default = DecisionAsk
+		}
+		for i := range pp.Rules {
+			if pp.Rules[i].Decision == DecisionAskUser {
+				pp.Rules[i].Decision = DecisionAsk
+			}
+		}
+		if pp.CorePriority == 0 {
+			pp.CorePriority = DefaultCorePriority
+		}
+		if pp.ExcludePriority == 0 {
+			pp.ExcludePriority = DefaultExcludePriority
+		}
+	}
 	if sp := p.Shell; sp != nil {
 		if sp.Dialect == "" {
 			sp.Dialect = ShellBash
@@ -682,6 +760,11 @@ func (p Policy) clone() Policy {
 		sp := *p.Shell
 		sp.Wrappers = slices.Clone(sp.Wrappers)
 		p.Shell = &sp
+	}
+	if p.Priority != nil {
+		pp := *p.Priority
+		pp.Rules = slices.Clone(pp.Rules)
+		p.Priority = &pp
 	}
 	if p.Wildcard != nil {
 		wp := *p.Wildcard

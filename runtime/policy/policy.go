@@ -25,6 +25,8 @@
 //     host's own configuration through WithPermissions.
 //   - wildcard (wildcard.go): a table of wildcard patterns with allow, ask or deny, decided per simple
 //     command of the parsed command line, the strictest verdict winning.
+//   - priority (priority.go): prefix and regular-expression rules with priorities, the highest matching
+//     deciding for the command line and each of its commands.
 //   - shell (shell*.go): parses with shellsyntax.FastParse, or mvdan.cc/sh/v3/syntax for what it declines;
 //     collects the statements with shellsyntax.Collector; expands words statically with shellexpand
 //     (quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace expansion,
@@ -328,8 +330,10 @@ func build(p spec.Policy, host *HostPermissions) (Checker, error) {
 		return compileShell(b, p)
 	case spec.PolicyWildcard:
 		return compileWildcard(b, p)
+	case spec.PolicyPriority:
+		return compilePriority(b, p)
 	}
-	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard)", p.Kind)}
+	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard, priority)", p.Kind)}
 }
 
 // checkExamples runs the policy's examples: each blocked one must be blocked with its decision and exact

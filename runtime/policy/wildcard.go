@@ -142,11 +142,21 @@ func (e *wildcardEngine) data(command, part, pattern string, d spec.Decision) *D
 // redirections of its statement when it has any), trimmed, in source order; the commands whose name is
 // skipped are left out. A command line that does not parse is one command, itself.
 func (e *wildcardEngine) commands(command string) []string {
+	out, ok := commandTexts(command, true, e.skip)
+	if !ok {
+		return []string{strings.TrimSpace(command)}
+	}
+	return out
+}
+
+// commandTexts lists the simple commands of command with a name not in skip (withRedirs: a command's text
+// includes the redirections of its statement); false when the command line does not parse.
+func commandTexts(command string, withRedirs bool, skip map[string]bool) ([]string, bool) {
 	bp := getBashParser()
 	defer bp.put()
 	f, err := bp.parse(command)
 	if err != nil {
-		return []string{strings.TrimSpace(command)}
+		return nil, false
 	}
 	var out []string
 	text := func(from, to syntax.Pos) string {
@@ -165,11 +175,11 @@ func (e *wildcardEngine) commands(command string) []string {
 			if len(n.Args) == 0 {
 				return true
 			}
-			if name, ok := literal(n.Args[0]); ok && e.skip[name] {
+			if name, ok := literal(n.Args[0]); ok && skip[name] {
 				return true
 			}
 			s := text(n.Pos(), n.End())
-			if stmt != nil && stmt.Cmd == n && len(stmt.Redirs) > 0 {
+			if withRedirs && stmt != nil && stmt.Cmd == n && len(stmt.Redirs) > 0 {
 				end := stmt.End()
 				if stmt.Semicolon.IsValid() && stmt.Semicolon.Offset() >= stmt.Pos().Offset() {
 					end = stmt.Semicolon // the ;, & or |& that ends it is not part of it
@@ -182,7 +192,7 @@ func (e *wildcardEngine) commands(command string) []string {
 		}
 		return true
 	})
-	return out
+	return out, true
 }
 
 // literal is a word's text when it is written without quotes, expansions or escapes.
