@@ -443,7 +443,9 @@ func (p *Policy) priorityProblems() []*PolicyError {
 		return []*PolicyError{{Policy: p.Name, Field: "priority", Err: errors.New("a priority policy needs a priority block")}}
 	}
 	var errs []*PolicyError
-	add := func(field string, err error) { errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err}) }
+	add := func(field string, err error) {
+		errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err})
+	}
 	for i, r := range pp.Rules {
 		f := fmt.Sprintf("priority.rules[%d]", i)
 		if len(r.CommandPrefix) > 0 && r.CommandRegex != "" {
