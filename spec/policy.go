@@ -151,8 +151,11 @@ type PriorityPolicy struct {
 	// Yolo: a command no rule matches is allowed instead of Default, and a command line that does not parse
 	// is allowed unless the rule that decided it has a condition (then denied).
 	Yolo bool `yaml:"yolo,omitempty" json:"yolo,omitempty"`
-	// NonInteractive makes an ask a deny, with the deny's message (a headless run has nobody to ask).
+	// NonInteractive makes an ask a deny with AskMessage (a headless run has nobody to ask).
 	NonInteractive bool `yaml:"non_interactive,omitempty" json:"non_interactive,omitempty"`
+	// AskMessage is the verdict message template of an ask (with NonInteractive, of the deny it becomes);
+	// default: the policy's Message.
+	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
 	// Tool is the tool name the legacy lists are written for (run_shell_command).
 	Tool string `yaml:"tool,omitempty" json:"tool,omitempty"`
 	// Core is the legacy allow list (tools.core): `Tool` allows every command, `Tool(prefix)` the commands

@@ -465,6 +465,11 @@ func (p *Policy) priorityProblems() []*PolicyError {
 			add("priority.default", err)
 		}
 	}
+	if pp.AskMessage != "" {
+		if err := checkMessage(p.Name, pp.AskMessage, 0); err != nil {
+			add("priority.ask_message", err)
+		}
+	}
 	if (len(pp.Core) > 0 || len(pp.Exclude) > 0) && pp.Tool == "" {
 		add("priority.tool", errors.New("core and exclude need the tool name they are written for"))
 	}

@@ -28,6 +28,7 @@ type priorityEngine struct {
 	yolo           bool
 	nonInteractive bool
 	allowsAll      bool
+	askMsg         *message
 }
 
 // jsonCommand is `"command":` and the command as JSON.stringify writes a string: `"` and `\` escaped,
@@ -66,6 +67,13 @@ func jsonCommand(command string) string {
 func compilePriority(b base, p spec.Policy) (Checker, error) {
 	pp := p.Priority
 	e := &priorityEngine{base: b, def: pp.Default, subcommands: pp.Subcommands, yolo: pp.Yolo, nonInteractive: pp.NonInteractive}
+	if pp.AskMessage != "" {
+		m, err := compileMessage(p.Name, pp.AskMessage)
+		if err != nil {
+			return nil, &Error{Policy: p.Name, Field: "priority.ask_message", Err: err}
+		}
+		e.askMsg = m
+	}
 	add := func(field string, r spec.PriorityRule) error {
 		pr := priorityRule{decision: r.Decision, priority: r.Priority, reason: r.DenyMessage}
 		var src string
@@ -229,17 +237,21 @@ func (e *priorityEngine) Check(command string) Verdict {
 	}
 	j := e.decide(command, 0)
 	decision := j.decision
-	if decision == spec.DecisionAsk && e.nonInteractive {
-		decision = spec.DecisionDeny
-	}
 	if decision == spec.DecisionAllow {
 		return e.allow()
+	}
+	var m *message
+	if decision == spec.DecisionAsk {
+		m = e.askMsg
+		if e.nonInteractive {
+			decision = spec.DecisionDeny
+		}
 	}
 	d := Data{Command: command, Segment: j.command, Decision: string(decision)}
 	if j.rule != nil {
 		d.Pattern, d.Rule, d.Reason = j.rule.pattern, j.rule.pattern, j.rule.reason
 	}
-	return e.block(decision, &d, nil)
+	return e.block(decision, &d, m)
 }
 
 // simpleCommands lists the simple commands of a command line (each as its source text, trimmed); false

@@ -19,6 +19,11 @@ func geminiPolicy(yolo, nonInteractive bool, core, exclude []string, rules ...sp
 		panic(err)
 	}
 	r.Priority.Yolo, r.Priority.NonInteractive = yolo, nonInteractive
+	if !nonInteractive {
+		// An interactive session: no rule asks, and an ask is put to the user (the verdict's message is
+		// the policy's).
+		r.Priority.Default, r.Priority.AskMessage = spec.DecisionAsk, ""
+	}
 	if !yolo {
 		r.Priority.Rules = r.Priority.Rules[1:] // the yolo.toml rule holds in yolo mode only
 	}
@@ -61,6 +66,9 @@ func TestPriorityVerdicts(t *testing.T) {
 		{"headless ask is a deny", geminiPolicy(false, true, nil, nil), "make", spec.DecisionDeny, denied},
 		{"allowed list, the rest asks", geminiPolicy(false, false, nil, nil, prefix(spec.DecisionAllow, 4.1, "git", "ls")), "ls && make", spec.DecisionAsk, denied},
 		{"ask_user rule", geminiPolicy(true, false, nil, nil, prefix(spec.DecisionAskUser, 4.1, "npm")), "npm test", spec.DecisionAsk, denied},
+		{"headless ask_user is refused", geminiPolicy(true, true, nil, nil, prefix(spec.DecisionAskUser, 4.1, "npm")), "ls; npm test", spec.DecisionDeny,
+			`Tool execution for "Shell" requires user confirmation, which is not supported in non-interactive mode.`},
+		{"headless: no rule denies", geminiPolicy(false, true, nil, nil, prefix(spec.DecisionAllow, 4.1, "ls")), "ls; make", spec.DecisionDeny, denied},
 		{"does not parse: default", geminiPolicy(false, false, nil, nil, prefix(spec.DecisionAllow, 4.1, "echo")), "echo 'unterminated", spec.DecisionAsk, denied},
 		{"does not parse in yolo with a condition: deny", geminiPolicy(true, true, nil, nil, prefix(spec.DecisionAllow, 4.1, "echo")), "echo 'unterminated", spec.DecisionDeny, denied},
 		{"core allows its prefixes", geminiPolicy(true, true, []string{"run_shell_command(git)", "read_file"}, nil), "git status && git log", spec.DecisionAllow, ""},

@@ -227,7 +227,7 @@ func compiledSpec() (*spec.Variant, error) {
 			{
 				Name:    "gemini_cli_policy",
 				Kind:    "priority",
-				Summary: "Gemini CLI 0.61.0's PolicyEngine.check for run_shell_command in a headless --yolo run: the rules sorted by priority (stable), the first whose commandPrefix / commandRegex pattern matches `\"command\":<JSON>` decides; checkShellCommand then checks every command of the line (tree-sitter) the same way, a deny of any denying and an ask_user of any asking; a headless run denies an ask. The defaults: yolo.toml's \"*\" allow at priority 998 (1.998). A denial reaches the model as `Tool execution denied by policy.` and the rule's denyMessage.",
+				Summary: "Gemini CLI 0.61.0's PolicyEngine.check for run_shell_command in a headless --yolo run: the rules sorted by priority (stable), the first whose commandPrefix / commandRegex pattern matches `\"command\":<JSON>` decides; checkShellCommand then checks every command of the line (tree-sitter) the same way, a deny of any denying and an ask_user of any asking. Headless, the default decision is deny and an ask_user is refused by the scheduler (checkPolicy) with its own text. The defaults: yolo.toml's \"*\" allow at priority 998 (1.998). A denial reaches the model as `Tool execution denied by policy.` and the rule's denyMessage.",
 				Fail: &spec.Failure{
 					Type:    "Error",
 					Message: "{{.Message}}",
@@ -241,10 +241,11 @@ func compiledSpec() (*spec.Variant, error) {
 							Priority: 1.998,
 						},
 					},
-					Default:         "ask",
+					Default:         "deny",
 					Subcommands:     true,
 					Yolo:            true,
 					NonInteractive:  true,
+					AskMessage:      "Tool execution for \"Shell\" requires user confirmation, which is not supported in non-interactive mode.",
 					Tool:            "run_shell_command",
 					CorePriority:    4.25,
 					ExcludePriority: 4.4,
