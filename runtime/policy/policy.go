@@ -163,6 +163,33 @@ type options struct {
 	all          *HostPermissions
 	byName       map[string]*HostPermissions
 	skipExamples bool
+	tables       map[string][]spec.WildcardRule
+	priorities   map[string][]spec.PriorityRule
+}
+
+// WithWildcardRules appends rules to the table of the wildcard policy named name, as a host adds its
+// user's configuration to the policy's defaults (OpenCode-style permission tables: the user's entries come
+// last, so they win under select: last). The spec's examples are still checked against the spec's own
+// table.
+func WithWildcardRules(name string, rules ...spec.WildcardRule) Option {
+	return func(o *options) {
+		if o.tables == nil {
+			o.tables = map[string][]spec.WildcardRule{}
+		}
+		o.tables[name] = append(o.tables[name], rules...)
+	}
+}
+
+// WithPriorityRules adds rules to the priority policy named name, as a host adds its user's policy files
+// (their priorities as the policy reads them: tier + priority/1000). The spec's examples are still checked
+// against the spec's own rules.
+func WithPriorityRules(name string, rules ...spec.PriorityRule) Option {
+	return func(o *options) {
+		if o.priorities == nil {
+			o.priorities = map[string][]spec.PriorityRule{}
+		}
+		o.priorities[name] = append(o.priorities[name], rules...)
+	}
 }
 
 // WithPermissions makes every permission policy use the host's mode and rules instead of the spec's. The
@@ -230,7 +257,29 @@ func compileChecked(p spec.Policy, o *options) (Checker, error) {
 			return build(p, h)
 		}
 	}
+	if rules, ok := o.tables[p.Name]; ok && p.Kind == spec.PolicyWildcard {
+		wp := *p.Wildcard
+		wp.Rules = append(slices.Clone(wp.Rules), rules...)
+		p.Wildcard = &wp
+		return checkedBuild(p)
+	}
+	if rules, ok := o.priorities[p.Name]; ok && p.Kind == spec.PolicyPriority {
+		pp := *p.Priority
+		pp.Rules = append(slices.Clone(pp.Rules), rules...)
+		p.Priority = &pp
+		return checkedBuild(p)
+	}
 	return c, nil
+}
+
+// checkedBuild checks a policy a host's rules changed (their decisions, patterns) and compiles it.
+func checkedBuild(p spec.Policy) (Checker, error) {
+	p.Examples = nil
+	checked, err := spec.CheckPolicy(p)
+	if err != nil {
+		return nil, err
+	}
+	return build(checked, nil)
 }
 
 // CompileAll compiles every policy of a list given on its own (as Compile does), keyed by name; the error

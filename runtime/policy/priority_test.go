@@ -118,3 +118,33 @@ func TestPriorityProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestHostRules checks the host options that add a user's rules to a wildcard or priority policy: the
+// spec's examples hold for the spec's rules, the verdicts follow the added ones, and bad rules are errors.
+func TestHostRules(t *testing.T) {
+	table := spec.Policy{Use: "opencode_bash", Examples: &spec.PolicyExamples{Allowed: []string{"rm x"}}}
+	c, err := Compile(table, WithWildcardRules("opencode_bash", spec.WildcardRule{Pattern: "rm *", Decision: spec.DecisionDeny}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.Check("ls && rm -rf ./no-such-dir"); v.Decision != spec.DecisionDeny {
+		t.Errorf("the host's table: %s, want deny", v)
+	}
+	if _, err := Compile(table, WithWildcardRules("opencode_bash", spec.WildcardRule{Pattern: "rm *", Decision: "maybe"})); err == nil || !strings.Contains(err.Error(), `unknown decision "maybe"`) {
+		t.Errorf("a bad host rule: %v", err)
+	}
+	engine := spec.Policy{Use: "gemini_cli_policy"}
+	c, err = Compile(engine, WithPriorityRules("gemini_cli_policy", spec.PriorityRule{CommandPrefix: []string{"rm"}, Decision: spec.DecisionDeny, Priority: 4.1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.Check("ls | rm x"); v.Decision != spec.DecisionDeny || v.Message != denied {
+		t.Errorf("the host's rules: %s, want the denial", v)
+	}
+	if v := c.Check("ls"); !v.Allowed {
+		t.Errorf("the host's rules: ls is %s", v)
+	}
+	if _, err := Compile(engine, WithPriorityRules("gemini_cli_policy", spec.PriorityRule{CommandRegex: "(", Decision: spec.DecisionDeny})); err == nil {
+		t.Error("a bad host regex compiles")
+	}
+}
