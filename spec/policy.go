@@ -9,6 +9,10 @@ package spec
 //   - substring: ordered Rules that are literal substrings only.
 //   - permission: Tool(pattern) allow, deny and ask rules with a mode (Permission).
 //   - shell: parses the command with mvdan.cc/sh and checks every command in every position (Shell).
+//   - priority: rules with a command prefix or regular expression, a decision and a priority; the highest
+//     priority that matches decides, for the command and for each of its commands (Priority).
+//   - wildcard: a table of wildcard patterns with allow, ask or deny, matched against each simple command
+//     of the command line; the strictest verdict over the commands wins (Wildcard).
 //
 // The verdict message is rendered from Message (or a rule's own message) with the policy data (.Command,
 // .Reason, .Pattern, .Match, .Groups, .Segment, .Char, ...); Fail then says how it reaches the host, its
@@ -24,7 +28,7 @@ type Policy struct {
 	// Name is how checks refer to the policy (required without use).
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Kind selects the engine (required without use).
-	Kind PolicyKind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell"`
+	Kind PolicyKind `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=regex,enum=substring,enum=permission,enum=shell,enum=wildcard,enum=priority"`
 	// Summary says in a sentence what the policy blocks and where it comes from.
 	Summary string `yaml:"summary,omitempty" json:"summary,omitempty"`
 	// Fail is how a blocked command reaches the host; its message template sees the verdict message as
@@ -51,6 +55,10 @@ type Policy struct {
 	Permission *PermissionPolicy `yaml:"permission,omitempty" json:"permission,omitempty"`
 	// Shell configures a shell-parsing policy.
 	Shell *ShellPolicy `yaml:"shell,omitempty" json:"shell,omitempty"`
+	// Priority configures a priority-rules policy.
+	Priority *PriorityPolicy `yaml:"priority,omitempty" json:"priority,omitempty"`
+	// Wildcard configures a wildcard-table policy.
+	Wildcard *WildcardPolicy `yaml:"wildcard,omitempty" json:"wildcard,omitempty"`
 	// Examples are commands with their expected verdicts, checked when the policy compiles.
 	Examples *PolicyExamples `yaml:"examples,omitempty" json:"examples,omitempty"`
 	// Quirks lists upstream false positives and bypasses that the policy reproduces on purpose, and any
@@ -125,6 +133,103 @@ type PermissionPolicy struct {
 	// else it is allowed. A command that does not parse is checked whole.
 	Subcommands bool `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
 }
+
+// PriorityPolicy is a list of rules, each with a condition on the command (a prefix or a regular
+// expression, or none), a decision (allow, deny or ask) and a priority, as Gemini CLI's TOML policy rules
+// are. The rules are read by priority, highest first (rules of equal priority in their order); the first
+// that matches the command decides, else Default. With Subcommands, each command of the command line
+// (parsed as bash) is then checked the same way: a deny of the line or of any of its commands denies, else
+// an ask of any asks, else it is allowed. Core and Exclude are the legacy allow and deny lists, made rules.
+type PriorityPolicy struct {
+	// Rules are the rules, in their order (the order breaks ties of priority).
+	Rules []PriorityRule `yaml:"rules,omitempty" json:"rules,omitempty"`
+	// Default is the decision when no rule matches: ask (the default), allow or deny.
+	Default Decision `yaml:"default,omitempty" json:"default,omitempty" jsonschema:"enum=allow,enum=ask,enum=deny,enum=ask_user"`
+	// Subcommands checks each command of the command line too (see above). A command line that does not
+	// parse, or has no command, gets the deny of its rule, else Default (else, with Yolo, allow).
+	Subcommands bool `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
+	// Yolo: a command no rule matches is allowed instead of Default, and a command line that does not parse
+	// is allowed unless the rule that decided it has a condition (then denied).
+	Yolo bool `yaml:"yolo,omitempty" json:"yolo,omitempty"`
+	// NonInteractive makes an ask a deny with AskMessage (a headless run has nobody to ask).
+	NonInteractive bool `yaml:"non_interactive,omitempty" json:"non_interactive,omitempty"`
+	// AskMessage is the verdict message template of an ask (with NonInteractive, of the deny it becomes);
+	// default: the policy's Message.
+	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
+	// Tool is the tool name the legacy lists are written for (run_shell_command).
+	Tool string `yaml:"tool,omitempty" json:"tool,omitempty"`
+	// Core is the legacy allow list (tools.core): `Tool` allows every command, `Tool(prefix)` the commands
+	// with that prefix, at CorePriority; with Core given, what it does not allow is denied (a rule of
+	// CorePriority - 0.01 for every command).
+	Core []string `yaml:"core,omitempty" json:"core,omitempty"`
+	// Exclude is the legacy deny list (tools.exclude): `Tool` denies every command at ExcludePriority.
+	// Other entries name other tools and are not rules for this one.
+	Exclude []string `yaml:"exclude,omitempty" json:"exclude,omitempty"`
+	// CorePriority and ExcludePriority are the priorities of the legacy lists' rules (default 4.25 and
+	// 4.4: the user tier's).
+	CorePriority    float64 `yaml:"core_priority,omitempty" json:"core_priority,omitempty"`
+	ExcludePriority float64 `yaml:"exclude_priority,omitempty" json:"exclude_priority,omitempty"`
+}
+
+// PriorityRule is one rule of a priority policy. Without CommandPrefix and CommandRegex it matches every
+// command.
+type PriorityRule struct {
+	// CommandPrefix: the command starts with one of these, followed by white space or its end (matched on
+	// the command as JSON writes it: `"command":"<prefix>` then white space, `"` or `"`).
+	CommandPrefix []string `yaml:"command_prefix,omitempty" json:"command_prefix,omitempty"`
+	// CommandRegex: a JavaScript regular expression searched in `"command":"<regex>` on the command as JSON
+	// writes it (`"command":"git (commit|push)`), so it is anchored at the command's start.
+	CommandRegex string `yaml:"command_regex,omitempty" json:"command_regex,omitempty"`
+	// Decision is allow, deny or ask (ask_user is ask).
+	Decision Decision `yaml:"decision" json:"decision" jsonschema:"enum=allow,enum=deny,enum=ask,enum=ask_user"`
+	// Priority orders the rules (highest first); a TOML file's priority p of tier t is t + p/1000.
+	Priority float64 `yaml:"priority,omitempty" json:"priority,omitempty"`
+	// DenyMessage is the rule's own text for a deny (.Reason).
+	DenyMessage string `yaml:"deny_message,omitempty" json:"deny_message,omitempty"`
+}
+
+// WildcardPolicy is a table of wildcard patterns, each with a decision (allow, ask or deny), checked
+// against every simple command of the command line. The command line is parsed (bash, mvdan.cc/sh/v3); each
+// simple command (a command with a name, in any position: lists, pipelines, subshells, substitutions) is
+// checked as its source text, with its redirections when it has any, trimmed; a command line that does not
+// parse is checked whole. For each command the rule chosen by Select decides, else Default; the verdict of
+// the whole command line is the strictest over its commands (deny, then ask, then allow). A command line
+// without a command to check (only assignments, or only skipped commands) is allowed.
+//
+// A pattern matches a whole command: `*` matches any text (new lines too), `?` one character, every other
+// character itself; a pattern that ends in ` *` also matches the command without that ending (`git *`
+// matches `git` and `git status`, not `gitk`); a backslash in the pattern or the command counts as `/`.
+type WildcardPolicy struct {
+	// Rules is the table, in its order (a downstream spec that uses a library policy appends its rules).
+	Rules []WildcardRule `yaml:"rules,omitempty" json:"rules,omitempty"`
+	// Select is which matching rule decides: last (the last matching rule in table order, the default) or
+	// longest (the table sorted by pattern length, then by pattern text, and the last matching rule in that
+	// order, so the longest pattern wins).
+	Select WildcardSelect `yaml:"select,omitempty" json:"select,omitempty" jsonschema:"enum=last,enum=longest"`
+	// Default is the decision for a command no rule matches: allow, ask (the default) or deny.
+	Default Decision `yaml:"default,omitempty" json:"default,omitempty" jsonschema:"enum=allow,enum=ask,enum=deny"`
+	// Skip are command names (the first word as written) whose commands are not checked (cd).
+	Skip []string `yaml:"skip,omitempty" json:"skip,omitempty"`
+	// AskMessage is the verdict message template for an ask (default: the policy's Message). .Segment is
+	// the first command asked for, .Pattern the rule's pattern (empty for the default), .Rules the table.
+	AskMessage string `yaml:"ask_message,omitempty" json:"ask_message,omitempty"`
+}
+
+// WildcardRule is one row of a wildcard table.
+type WildcardRule struct {
+	// Pattern is the wildcard pattern (`git *`, `rm *`, `*`).
+	Pattern string `yaml:"pattern" json:"pattern"`
+	// Decision is allow, ask or deny.
+	Decision Decision `yaml:"decision" json:"decision" jsonschema:"enum=allow,enum=ask,enum=deny"`
+}
+
+// WildcardSelect is which matching rule of a wildcard table decides.
+type WildcardSelect string
+
+const (
+	SelectLast    WildcardSelect = "last"    // the last matching rule in table order (the default)
+	SelectLongest WildcardSelect = "longest" // the last matching rule in the table sorted by length, then text
+)
 
 // ShellPolicy parses a command with mvdan.cc/sh/v3/syntax and checks every simple command it contains, in
 // every position (lists, pipelines, subshells, blocks, substitutions, functions, here-documents), after
@@ -305,7 +410,7 @@ type PolicyExample struct {
 	Command string `yaml:"command" json:"command"`
 	// Message is the exact verdict message expected; empty accepts any.
 	Message string `yaml:"message,omitempty" json:"message,omitempty"`
-	// Decision is deny (the default) or ask (permission policies).
+	// Decision is deny (the default) or ask (permission and wildcard policies).
 	Decision Decision `yaml:"decision,omitempty" json:"decision,omitempty" jsonschema:"enum=deny,enum=ask"`
 }
 
@@ -320,6 +425,8 @@ const (
 	PolicySubstring  PolicyKind = "substring"  // literal substrings only
 	PolicyPermission PolicyKind = "permission" // Tool(pattern) allow, deny and ask rules with a mode
 	PolicyShell      PolicyKind = "shell"      // parses the command and checks every command in it
+	PolicyWildcard   PolicyKind = "wildcard"   // a wildcard table on each simple command
+	PolicyPriority   PolicyKind = "priority"   // prefix and regex rules by priority
 )
 
 // RegexDialect is the regular-expression language a policy's patterns were written in (see Translate).
@@ -428,7 +535,9 @@ type Decision string
 const (
 	DecisionAllow Decision = "allow" // the command may run
 	DecisionDeny  Decision = "deny"  // the command is blocked (an example's default)
-	DecisionAsk   Decision = "ask"   // the host asks its user (permission policies)
+	DecisionAsk   Decision = "ask"   // the host asks its user (permission, wildcard and priority policies)
+	// DecisionAskUser is ask as Gemini CLI's policy files write it (priority rules; Complete makes it ask).
+	DecisionAskUser Decision = "ask_user"
 )
 
 // Default texts of a shell policy's own findings (ShellReasons), filled by Complete.
@@ -438,6 +547,10 @@ const (
 	DefaultReasonTooDeep    = "nested scripts are too deep to check"
 	DefaultReasonForkBomb   = "fork bomb"
 	DefaultReasonRemote     = "downloaded code is run"
+	// DefaultCorePriority and DefaultExcludePriority are the priorities of a priority policy's legacy
+	// lists when the spec gives none (Gemini CLI's user tier 4, + 0.25 and + 0.4).
+	DefaultCorePriority    = 4.25
+	DefaultExcludePriority = 4.4
 	// DefaultShellMaxDepth is ShellPolicy.MaxDepth when the spec gives none (or a value <= 0).
 	DefaultShellMaxDepth = 8
 )

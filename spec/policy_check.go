@@ -37,6 +37,8 @@ type PolicyData struct {
 	// Tool, Decision, Content (the normalised command), PermissionRule (the matching rule as written) and
 	// Mode describe a permission verdict.
 	Tool, Decision, Content, PermissionRule, Mode string
+	// Rules is the table of a wildcard policy, in its order.
+	Rules []WildcardRule
 }
 
 // samplePolicyData fills every field so that executing a message template once finds unknown fields;
@@ -48,7 +50,7 @@ func samplePolicyData(groups int) PolicyData {
 	}
 	return PolicyData{Command: "c", Policy: "p", Rule: "r", Reason: "r", Pattern: "p", Match: "m", Groups: g,
 		Char: "c", Segment: "s", Name: "n", Error: "e", Tool: "t", Decision: "deny", Content: "c",
-		PermissionRule: "r", Mode: "default"}
+		PermissionRule: "r", Mode: "default", Rules: []WildcardRule{{Pattern: "*", Decision: DecisionAllow}}}
 }
 
 // policyMessageGroups is the number of capture groups a policy's own message is first executed with.
@@ -177,6 +179,8 @@ func (p *Policy) problems() []*PolicyError {
 	case PolicyRegex, PolicySubstring:
 		misplaced("permission", p.Permission != nil)
 		misplaced("shell", p.Shell != nil)
+		misplaced("wildcard", p.Wildcard != nil)
+		misplaced("priority", p.Priority != nil)
 		if len(errs) > 0 {
 			return errs
 		}
@@ -185,6 +189,8 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("rules", len(p.Rules) > 0)
 		misplaced("shell", p.Shell != nil)
 		misplaced("split", p.Split != nil)
+		misplaced("wildcard", p.Wildcard != nil)
+		misplaced("priority", p.Priority != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
@@ -193,12 +199,34 @@ func (p *Policy) problems() []*PolicyError {
 		misplaced("rules", len(p.Rules) > 0)
 		misplaced("permission", p.Permission != nil)
 		misplaced("split", p.Split != nil)
+		misplaced("wildcard", p.Wildcard != nil)
+		misplaced("priority", p.Priority != nil)
 		if noGroups(); len(errs) > 0 {
 			return errs
 		}
 		return p.shellProblems()
+	case PolicyWildcard:
+		misplaced("rules", len(p.Rules) > 0)
+		misplaced("permission", p.Permission != nil)
+		misplaced("shell", p.Shell != nil)
+		misplaced("split", p.Split != nil)
+		misplaced("priority", p.Priority != nil)
+		if noGroups(); len(errs) > 0 {
+			return errs
+		}
+		return p.wildcardProblems()
+	case PolicyPriority:
+		misplaced("rules", len(p.Rules) > 0)
+		misplaced("permission", p.Permission != nil)
+		misplaced("shell", p.Shell != nil)
+		misplaced("split", p.Split != nil)
+		misplaced("wildcard", p.Wildcard != nil)
+		if noGroups(); len(errs) > 0 {
+			return errs
+		}
+		return p.priorityProblems()
 	}
-	return fail("kind", fmt.Errorf("unknown kind %q (regex, substring, permission, shell)", p.Kind))
+	return fail("kind", fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard, priority)", p.Kind))
 }
 
 // dialect is the policy's regex dialect: "" and go (an earlier name) are re2.
@@ -365,6 +393,110 @@ func (p *Policy) permissionProblems() []*PolicyError {
 		errs = append(errs, &PolicyError{Policy: p.Name, Field: "message", Err: errors.New("a permission policy needs a message")})
 	}
 	return errs
+}
+
+// wildcardProblems checks a wildcard policy: its block, each rule's pattern and decision, the select rule,
+// the default, the ask message, and a message for its deny verdicts.
+func (p *Policy) wildcardProblems() []*PolicyError {
+	wp := p.Wildcard
+	if wp == nil {
+		return []*PolicyError{{Policy: p.Name, Field: "wildcard", Err: errors.New("a wildcard policy needs a wildcard block")}}
+	}
+	var errs []*PolicyError
+	add := func(field string, err error) {
+		errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err})
+	}
+	for i, r := range wp.Rules {
+		if r.Pattern == "" {
+			add(fmt.Sprintf("wildcard.rules[%d].pattern", i), errors.New("is empty"))
+		}
+		if err := r.Decision.checkTable(); err != nil {
+			add(fmt.Sprintf("wildcard.rules[%d].decision", i), err)
+		}
+	}
+	switch wp.Select {
+	case "", SelectLast, SelectLongest:
+	default:
+		add("wildcard.select", fmt.Errorf("unknown select %q (last, longest)", wp.Select))
+	}
+	if wp.Default != "" {
+		if err := wp.Default.checkTable(); err != nil {
+			add("wildcard.default", err)
+		}
+	}
+	if wp.AskMessage != "" {
+		if err := checkMessage(p.Name, wp.AskMessage, 0); err != nil {
+			add("wildcard.ask_message", err)
+		}
+	}
+	if p.Message == "" {
+		add("message", errors.New("a wildcard policy needs a message"))
+	}
+	return errs
+}
+
+// priorityProblems checks a priority policy: its block, each rule (one condition at most, a regular
+// expression that compiles as JavaScript's, a decision), the default, the legacy lists and a message.
+func (p *Policy) priorityProblems() []*PolicyError {
+	pp := p.Priority
+	if pp == nil {
+		return []*PolicyError{{Policy: p.Name, Field: "priority", Err: errors.New("a priority policy needs a priority block")}}
+	}
+	var errs []*PolicyError
+	add := func(field string, err error) {
+		errs = append(errs, &PolicyError{Policy: p.Name, Field: field, Err: err})
+	}
+	for i, r := range pp.Rules {
+		f := fmt.Sprintf("priority.rules[%d]", i)
+		if len(r.CommandPrefix) > 0 && r.CommandRegex != "" {
+			add(f, errors.New("command_prefix and command_regex cannot be used in the same rule"))
+		}
+		if r.CommandRegex != "" {
+			if _, err := DialectJavaScript.Regexp(`"command":"`+r.CommandRegex, false); err != nil {
+				add(f+".command_regex", err)
+			}
+		}
+		if err := r.Decision.checkPriority(); err != nil {
+			add(f+".decision", err)
+		}
+	}
+	if pp.Default != "" {
+		if err := pp.Default.checkPriority(); err != nil {
+			add("priority.default", err)
+		}
+	}
+	if pp.AskMessage != "" {
+		if err := checkMessage(p.Name, pp.AskMessage, 0); err != nil {
+			add("priority.ask_message", err)
+		}
+	}
+	if (len(pp.Core) > 0 || len(pp.Exclude) > 0) && pp.Tool == "" {
+		add("priority.tool", errors.New("core and exclude need the tool name they are written for"))
+	}
+	if p.Message == "" {
+		add("message", errors.New("a priority policy needs a message"))
+	}
+	return errs
+}
+
+// checkPriority reports a decision a priority rule cannot hold (allow, deny, ask and ask_user).
+func (d Decision) checkPriority() error {
+	if d == DecisionAskUser {
+		return nil
+	}
+	if err := d.checkTable(); err != nil {
+		return fmt.Errorf("unknown decision %q (allow, deny, ask, ask_user)", d)
+	}
+	return nil
+}
+
+// checkTable reports a decision a wildcard table cannot hold (allow, ask and deny only).
+func (d Decision) checkTable() error {
+	switch d {
+	case DecisionAllow, DecisionAsk, DecisionDeny:
+		return nil
+	}
+	return fmt.Errorf("unknown decision %q (allow, ask, deny)", d)
 }
 
 // Check reports a mode outside the enumeration ("" is the default mode).
@@ -567,6 +699,30 @@ func (p *Policy) fillDefaults() {
 			pp.EditTools = slices.Clone(DefaultEditTools)
 		}
 	}
+	if wp := p.Wildcard; wp != nil {
+		if wp.Select == "" {
+			wp.Select = SelectLast
+		}
+		if wp.Default == "" {
+			wp.Default = DecisionAsk
+		}
+	}
+	if pp := p.Priority; pp != nil {
+		if pp.Default == "" || pp.Default == DecisionAskUser {
+			pp.Default = DecisionAsk
+		}
+		for i := range pp.Rules {
+			if pp.Rules[i].Decision == DecisionAskUser {
+				pp.Rules[i].Decision = DecisionAsk
+			}
+		}
+		if pp.CorePriority == 0 {
+			pp.CorePriority = DefaultCorePriority
+		}
+		if pp.ExcludePriority == 0 {
+			pp.ExcludePriority = DefaultExcludePriority
+		}
+	}
 	if sp := p.Shell; sp != nil {
 		if sp.Dialect == "" {
 			sp.Dialect = ShellBash
@@ -611,6 +767,16 @@ func (p Policy) clone() Policy {
 		sp := *p.Shell
 		sp.Wrappers = slices.Clone(sp.Wrappers)
 		p.Shell = &sp
+	}
+	if p.Priority != nil {
+		pp := *p.Priority
+		pp.Rules = slices.Clone(pp.Rules)
+		p.Priority = &pp
+	}
+	if p.Wildcard != nil {
+		wp := *p.Wildcard
+		wp.Rules = slices.Clone(wp.Rules)
+		p.Wildcard = &wp
 	}
 	if p.Examples != nil {
 		ex := *p.Examples

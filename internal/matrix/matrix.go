@@ -288,6 +288,14 @@ func policies(v *spec.Variant) string {
 			s += " (" + rules + ")"
 		case p.Kind == spec.PolicyPermission && p.Permission != nil:
 			s += " (Tool(pattern) rules, host-set)"
+		case p.Kind == spec.PolicyWildcard && p.Wildcard != nil:
+			s += fmt.Sprintf(" (pattern table of %d, %s match wins)", len(p.Wildcard.Rules), p.Wildcard.Select)
+		case p.Kind == spec.PolicyPriority && p.Priority != nil:
+			if n := len(p.Priority.Rules); n == 1 {
+				s += " (1 rule by priority)"
+			} else {
+				s += fmt.Sprintf(" (%d rules by priority)", n)
+			}
 		}
 		out = append(out, s)
 	}

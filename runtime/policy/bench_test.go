@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/internal/shellcorpus"
+	"github.com/agentbash/agentbash/spec"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -92,4 +93,34 @@ func BenchmarkParseOnly1KB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkClaudeCode1KB is the claude-code variant's policies as the spec declares them (no permission
+// rules: the host sets them), as internal/benchtable measures them.
+func BenchmarkClaudeCode1KB(b *testing.B) {
+	benchCheckers(b, fuzzCheckers(b, "claude-code", "control_characters", "leading_sleep", "permissions"), regexCommand)
+}
+
+// BenchmarkClaudeCodeRules1KB is the same with a host's rules: every subcommand is matched.
+func BenchmarkClaudeCodeRules1KB(b *testing.B) {
+	cs := compileFragment(b, "claude-code", WithPermissions(HostPermissions{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(git:*)", "Bash(npm:*)"}}))
+	benchCheckers(b, []Checker{cs["control_characters"], cs["leading_sleep"], cs["permissions"]}, regexCommand)
+}
+
+// BenchmarkOpencode1KB is the opencode variant's permission.bash table, the default and a configured one.
+func BenchmarkOpencode1KB(b *testing.B) {
+	b.Run("default", func(b *testing.B) { benchCheckers(b, fuzzCheckers(b, "opencode", "opencode_bash"), regexCommand) })
+	b.Run("table", func(b *testing.B) {
+		p := loadPolicies(b, "opencode")[0]
+		wp := *p.Wildcard
+		wp.Rules = append(append([]spec.WildcardRule(nil), wp.Rules...), spec.WildcardRule{Pattern: "*", Decision: spec.DecisionAsk},
+			spec.WildcardRule{Pattern: "git *", Decision: spec.DecisionAllow}, spec.WildcardRule{Pattern: "grep *", Decision: spec.DecisionAllow},
+			spec.WildcardRule{Pattern: "head *", Decision: spec.DecisionAllow}, spec.WildcardRule{Pattern: "rm *", Decision: spec.DecisionDeny})
+		p.Wildcard, p.Examples = &wp, nil
+		c, err := Compile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCheckers(b, []Checker{c}, regexCommand)
+	})
 }

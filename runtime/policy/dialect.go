@@ -79,6 +79,9 @@ type dpattern struct {
 	re  *regexp.Regexp
 	key mapKey
 	pf  *prefilter
+	// class, when the pattern is one character class (in a capture or not): its ranges (lo, hi pairs), so
+	// that a text without such a character is passed over without running the regexp.
+	class []rune
 }
 
 // compileDialect compiles a pattern written in dialect d (spec.RegexDialect.Regexp translates it).
@@ -91,7 +94,7 @@ func compileDialect(d dialect, pattern string, ignoreCase bool) (dpattern, error
 	if d == dialectPython {
 		key = mapKey{fold: ignoreCase, word: wordStandIn(pattern, ignoreCase)}
 	}
-	return dpattern{re: re, key: key, pf: buildPrefilter(re.String())}, nil
+	return dpattern{re: re, key: key, pf: buildPrefilter(re.String()), class: classOf(re.String())}, nil
 }
 
 // wordStandIn picks the ASCII word character that stands for a non-ASCII word character in subjects

@@ -23,6 +23,10 @@
 //     prefilter (prefilter.go) skips the patterns whose required text is absent.
 //   - permission (permission.go): the Tool(pattern) permission-rule language, its modes and normalisation, with the
 //     host's own configuration through WithPermissions.
+//   - wildcard (wildcard.go): a table of wildcard patterns with allow, ask or deny, decided per simple
+//     command of the parsed command line, the strictest verdict winning.
+//   - priority (priority.go): prefix and regular-expression rules with priorities, the highest matching
+//     deciding for the command line and each of its commands.
 //   - shell (shell*.go): parses with shellsyntax.FastParse, or mvdan.cc/sh/v3/syntax for what it declines;
 //     collects the statements with shellsyntax.Collector; expands words statically with shellexpand
 //     (quotes, escapes, ANSI-C strings, variables assigned in the script, ${IFS}, brace expansion,
@@ -63,7 +67,7 @@ type Verdict struct {
 	Message string
 	// Fail is the policy's failure as declared in the spec (its message is a template, not rendered here).
 	Fail *spec.Failure
-	// Decision is allow, deny or ask (ask only from permission policies).
+	// Decision is allow, deny or ask (ask only from permission and wildcard policies).
 	Decision spec.Decision
 }
 
@@ -159,6 +163,33 @@ type options struct {
 	all          *HostPermissions
 	byName       map[string]*HostPermissions
 	skipExamples bool
+	tables       map[string][]spec.WildcardRule
+	priorities   map[string][]spec.PriorityRule
+}
+
+// WithWildcardRules appends rules to the table of the wildcard policy named name, as a host adds its
+// user's configuration to the policy's defaults (OpenCode-style permission tables: the user's entries come
+// last, so they win under select: last). The spec's examples are still checked against the spec's own
+// table.
+func WithWildcardRules(name string, rules ...spec.WildcardRule) Option {
+	return func(o *options) {
+		if o.tables == nil {
+			o.tables = map[string][]spec.WildcardRule{}
+		}
+		o.tables[name] = append(o.tables[name], rules...)
+	}
+}
+
+// WithPriorityRules adds rules to the priority policy named name, as a host adds its user's policy files
+// (their priorities as the policy reads them: tier + priority/1000). The spec's examples are still checked
+// against the spec's own rules.
+func WithPriorityRules(name string, rules ...spec.PriorityRule) Option {
+	return func(o *options) {
+		if o.priorities == nil {
+			o.priorities = map[string][]spec.PriorityRule{}
+		}
+		o.priorities[name] = append(o.priorities[name], rules...)
+	}
 }
 
 // WithPermissions makes every permission policy use the host's mode and rules instead of the spec's. The
@@ -226,7 +257,29 @@ func compileChecked(p spec.Policy, o *options) (Checker, error) {
 			return build(p, h)
 		}
 	}
+	if rules, ok := o.tables[p.Name]; ok && p.Kind == spec.PolicyWildcard {
+		wp := *p.Wildcard
+		wp.Rules = append(slices.Clone(wp.Rules), rules...)
+		p.Wildcard = &wp
+		return checkedBuild(p)
+	}
+	if rules, ok := o.priorities[p.Name]; ok && p.Kind == spec.PolicyPriority {
+		pp := *p.Priority
+		pp.Rules = append(slices.Clone(pp.Rules), rules...)
+		p.Priority = &pp
+		return checkedBuild(p)
+	}
 	return c, nil
+}
+
+// checkedBuild checks a policy a host's rules changed (their decisions, patterns) and compiles it.
+func checkedBuild(p spec.Policy) (Checker, error) {
+	p.Examples = nil
+	checked, err := spec.CheckPolicy(p)
+	if err != nil {
+		return nil, err
+	}
+	return build(checked, nil)
 }
 
 // CompileAll compiles every policy of a list given on its own (as Compile does), keyed by name; the error
@@ -324,8 +377,12 @@ func build(p spec.Policy, host *HostPermissions) (Checker, error) {
 		return compilePermission(b, p, host)
 	case spec.PolicyShell:
 		return compileShell(b, p)
+	case spec.PolicyWildcard:
+		return compileWildcard(b, p)
+	case spec.PolicyPriority:
+		return compilePriority(b, p)
 	}
-	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell)", p.Kind)}
+	return nil, &Error{Policy: p.Name, Field: "kind", Err: fmt.Errorf("unknown kind %q (regex, substring, permission, shell, wildcard, priority)", p.Kind)}
 }
 
 // checkExamples runs the policy's examples: each blocked one must be blocked with its decision and exact

@@ -184,3 +184,39 @@ func asciiText(s string) bool {
 	}
 	return true
 }
+
+// classOf returns the ranges of a pattern that is one character class (a capture of one included), as
+// regexp/syntax reads it: the pattern matches a text exactly when some character of the text is in them.
+// nil for any other pattern.
+func classOf(src string) []rune {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpCharClass:
+		return re.Rune
+	case syntax.OpLiteral:
+		if len(re.Rune) == 1 && re.Flags&syntax.FoldCase == 0 {
+			return []rune{re.Rune[0], re.Rune[0]}
+		}
+	}
+	return nil
+}
+
+// hasClassChar reports whether s holds a character in the ranges (lo, hi pairs), reading s as Go's
+// regexp reads it (an invalid byte is U+FFFD).
+func hasClassChar(s string, ranges []rune) bool {
+	for _, c := range s {
+		for i := 0; i < len(ranges); i += 2 {
+			if c >= ranges[i] && c <= ranges[i+1] {
+				return true
+			}
+		}
+	}
+	return false
+}

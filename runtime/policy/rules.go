@@ -314,6 +314,9 @@ func (e *ruleEngine) try(r *rule, command string, ss *subjects, sp span) (Verdic
 		}
 		seg := cut(ss.get(r.re.key))
 		segText = seg.orig
+		if r.re.class != nil && !hasClassChar(seg.mapped, r.re.class) {
+			return Verdict{}, false
+		}
 		m := r.re.re.FindStringSubmatchIndex(seg.mapped)
 		if m == nil {
 			return Verdict{}, false
