@@ -26,6 +26,11 @@ func issue(text string) *runtime.ToolError {
 	return &runtime.ToolError{Type: "InputValidationError", Message: "<tool_use_error>InputValidationError: Bash failed due to the following issue:\n" + text + "</tool_use_error>"}
 }
 
+// issues is the CLI's validation error for several issues of the input.
+func issues(lines ...string) *runtime.ToolError {
+	return &runtime.ToolError{Type: "InputValidationError", Message: "<tool_use_error>InputValidationError: Bash failed due to the following issues:\n" + strings.Join(lines, "\n") + "</tool_use_error>"}
+}
+
 // sleepHelp ends the text of a blocked leading sleep.
 const sleepHelp = ". To wait for a condition, use Monitor with an until-loop (e.g. `until <check>; do sleep 2; done`). To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.</tool_use_error>"
 
@@ -105,6 +110,13 @@ func TestBash(t *testing.T) {
 		{Name: "command of the wrong type", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 42} }, Err: issue("The parameter `command` type is expected as `string` but provided as `number`")},
 		{Name: "timeout null", Params: behavior.CmdWith("echo none", "timeout", nil), Err: issue("The parameter `timeout` type is expected as `number` but provided as `null`")},
 		{Name: "unknown key", Params: behavior.CmdWith("echo a", "foo", 1), Err: issue("An unexpected parameter `foo` was provided")},
+		// Every issue of a call, one line each: the missing parameters, the unexpected ones (in the order
+		// sent), then those of the wrong type (texts of the 2.1.332 CLI for these inputs).
+		{Name: "every issue of a call", Params: func(*behavior.Workspace) map[string]any {
+			return map[string]any{"timeout": "x", "zz": 1, "yy": 2}
+		}, Err: issues("The required parameter `command` is missing", "An unexpected parameter `yy` was provided", "An unexpected parameter `zz` was provided", "The parameter `timeout` type is expected as `number` but provided as `string`")},
+		{Name: "two parameters of the wrong type", Params: behavior.CmdWith("echo a", "timeout", nil, "run_in_background", "no"),
+			Err: issues("The parameter `timeout` type is expected as `number` but provided as `null`", "The parameter `run_in_background` type is expected as `boolean` but provided as `string`")},
 		{Name: "control character", Params: behavior.Cmd("echo \a"), Err: &runtime.ToolError{Type: "InputValidationError", Message: "<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"path\": [\n      \"command\"\n    ],\n    \"message\": \"command contains control characters that would be hidden in the approval dialog\"\n  }\n]</tool_use_error>"}},
 		{Name: "tab and newline are not control characters here", Params: behavior.Cmd("echo 'a\tb'\necho c"), Want: behavior.Fixed("a\tb\nc")},
 		{Name: "leading sleep followed by a command", Params: behavior.Cmd("sleep 30 & echo started"), Err: &runtime.ToolError{Type: "ToolError", Message: "<tool_use_error>Blocked: sleep 30 followed by: echo started" + sleepHelp}},
