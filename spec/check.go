@@ -399,6 +399,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 				c.errf(ptr+"/results/cases", "timeout.kill_if needs a %q result case", OutcomeTimeout)
 			}
 		}
+		if tm.Signal != "" && tm.Expiry == ExpiryBackground && tm.KillIf == "" {
+			c.errf(tp+"/signal", "signal applies to a command the timeout kills: expiry kill, or kill_if")
+		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)
 		}

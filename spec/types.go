@@ -430,6 +430,15 @@ type Timeout struct {
 	// matches is killed at expiry instead (the timeout outcome), as a host that backgrounds only the
 	// commands it judges worth keeping.
 	KillIf string `yaml:"kill_if,omitempty" json:"kill_if,omitempty"`
+	// Signal is what a command the timeout kills (expiry kill, or kill_if) is sent first, to its process
+	// group: SIGTERM, SIGINT, SIGHUP or SIGQUIT; the group is then killed (SIGKILL) once shell.grace has
+	// passed, or as soon as every process of the group has exited. Empty: SIGKILL at once. The result
+	// waits for the end and shows the output written until then (until expiry with OutputAtExpiry).
+	Signal string `yaml:"signal,omitempty" json:"signal,omitempty" jsonschema:"enum=SIGTERM,enum=SIGINT,enum=SIGHUP,enum=SIGQUIT"`
+	// OutputAtExpiry makes the timeout result show the output written until the timeout expired, not what
+	// the command wrote while it was being stopped: a host that answers at expiry and stops the command
+	// behind its answer. A spilled output is still the whole output.
+	OutputAtExpiry bool `yaml:"output_at_expiry,omitempty" json:"output_at_expiry,omitempty"`
 	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 	// Overflow is the host timer's clamp: a timeout above Above (in Unit) runs as Use instead (Node's

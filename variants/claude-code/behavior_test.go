@@ -8,6 +8,7 @@ package claudecode_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -234,4 +235,22 @@ func open(t *testing.T, w *behavior.Workspace) *runtime.Engine {
 	}
 	t.Cleanup(func() { eng.Close() })
 	return eng
+}
+
+// TestTimeoutTerm: a command killed at its timeout gets SIGTERM first, so a TERM trap runs (it writes a
+// file), and the answer is the output at expiry: what the trap prints is not in it (the 2.1.332 CLI
+// answered "Exit code 143\nCommand timed out after 1s\nbegun" and wrote the file).
+func TestTimeoutTerm(t *testing.T) {
+	w := behavior.NewWorkspace(t)
+	eng := open(t, w)
+	raw, _ := json.Marshal(map[string]any{"command": "sleep 4 | (echo begun; trap 'echo T; echo T > termed.txt' TERM; sleep 10)", "timeout": 1000})
+	_, err := eng.Call(behavior.Bounded(t), "Bash", raw)
+	want := &runtime.ToolError{Type: "ShellError", Message: "Exit code 143\nCommand timed out after 1s\nbegun"}
+	var te *runtime.ToolError
+	if !errors.As(err, &te) || *te != *want {
+		t.Errorf("got %v, want %v", err, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.Real, "termed.txt")); err != nil || string(b) != "T\n" {
+		t.Errorf("the TERM trap's file: %q, %v", b, err)
+	}
 }
