@@ -432,7 +432,7 @@ func compiledSpec() (*spec.Variant, error) {
 			},
 			{
 				Topic:    "the 40,000-character cut",
-				Upstream: "the scheduler cuts the whole result text (the untrusted_context wrapper and the PGID line included) past 40,000 UTF-16 units to its first 8,000 and last 32,000 units, counts the units left out, and saves that whole text to a file under the project's temporary directory; the child-process buffer keeps 16 MB with a GEMINI_CLI_WARNING line",
+				Upstream: "the scheduler (truncateOutputIfNeeded, run_shell_command only) measures the whole result text the tool returns, llmContent = wrapUntrusted(the Output/Exit Code/Signal/Background PIDs/PGID lines), in UTF-16 units (JavaScript's length), against min(truncateToolOutputThreshold 40,000, 4 x the context's tokens left); past it, that whole text is saved to <projectTemp>/tool-outputs/session-<id>/run_shell_command_<callId>.txt (saveTruncatedToolOutput) and the model gets the header, its first 8,000 and last 32,000 units around the count of those left out (formatTruncatedToolOutput); the child-process buffer keeps 16 MB with a GEMINI_CLI_WARNING line",
 				Ours:     "the output is what spills, past 39,925 characters (40,000 less the 75 a successful result with a 5-digit PGID puts around it): the preview is its first 7,972 characters and the last whole lines within 31,953, the count is of the output's characters left out, and the file (under the engine's temporary directory, removed with it) holds the raw output",
 				Why:      "output.spill bounds and previews the output, not the rendered result, and its tail keeps whole lines; the numbers match the CLI's for a successful command with a 5-digit PGID up to the tail's partial first line",
 			},
