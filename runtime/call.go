@@ -69,6 +69,9 @@ type call struct {
 	// tool's call (nil for the other kinds).
 	direct bool
 	bat    *batchCall
+
+	// issues are the parameter problems collected for a tool with issues (raiseIssues).
+	issues []spec.Issue
 }
 
 // deferredFail is an on_type failure raised when the command would start.
@@ -162,10 +165,55 @@ func (c *call) fail(f *spec.Failure) error {
 	return &failed{res: res, err: err}
 }
 
+// issue reports a problem of parameter p (nil for a key the tool does not declare): collected for a tool
+// with issues (nil is returned and the parameter is then skipped), else raised at once as invalid_param.
+func (c *call) issue(kind spec.IssueKind, p *spec.Param, name, problem string, v any) error {
+	if c.t.spec.Issues == nil {
+		if kind != spec.IssueMissing {
+			c.data.Value = v
+		}
+		return c.invalid(name, problem)
+	}
+	is := spec.Issue{Kind: kind, Param: name, Problem: problem, Value: v}
+	if p != nil {
+		is.Type = p.Type
+	}
+	c.issues = append(c.issues, is)
+	return nil
+}
+
+// raiseIssues raises the issues collected, if any, as one invalid_param failure: listed in the order of
+// the spec's kinds, each kind in the order found; .Param, .Problem and .Value are the first's.
+func (c *call) raiseIssues() error {
+	if len(c.issues) == 0 {
+		return nil
+	}
+	order := c.t.spec.Issues.Order
+	rank := func(k spec.IssueKind) int {
+		if i := slices.Index(order, k); i >= 0 {
+			return i
+		}
+		return len(order) + slices.Index(spec.IssueKinds, k)
+	}
+	slices.SortStableFunc(c.issues, func(a, b spec.Issue) int { return rank(a.Kind) - rank(b.Kind) })
+	first := c.issues[0]
+	c.data.Issues = c.issues
+	c.data.Param, c.data.Problem, c.data.Value = first.Param, first.Problem, first.Value
+	return c.fail(c.t.spec.InvalidParam)
+}
+
 func (c *call) invalid(param, problem string) error {
 	c.data.Param, c.data.Problem = param, problem
 	if v, ok := c.params[param]; ok {
 		c.data.Value = v // the value as sent, for a message that shows it
+	}
+	if c.t.spec.Issues != nil && c.data.Issues == nil {
+		// A problem raised at once by a tool with issues: its list holds it alone.
+		is := spec.Issue{Kind: spec.IssueType, Param: param, Problem: problem, Value: c.data.Value}
+		if p := c.t.spec.ParamNamed(param); p != nil {
+			is.Type = p.Type
+		}
+		c.data.Issues = []spec.Issue{is}
 	}
 	return c.fail(c.t.spec.InvalidParam)
 }
@@ -195,12 +243,17 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			return err
 		}
 		if f := c.t.spec.UnknownParams; f != nil {
-			// The first the model sent that the tool does not declare, as Python names it.
+			// The first the model sent that the tool does not declare, as Python names it (every one, in
+			// the order sent, for a tool with issues).
 			for _, k := range objectKeys(raw) {
-				if c.t.spec.ParamNamed(k) == nil {
+				if c.t.spec.ParamNamed(k) != nil {
+					continue
+				}
+				if c.t.spec.Issues == nil {
 					c.data.Param = k
 					return c.fail(f)
 				}
+				_ = c.issue(spec.IssueUnknown, nil, k, "is not a parameter", c.params[k])
 			}
 		}
 	}
@@ -234,8 +287,10 @@ func (c *call) parseParams(raw json.RawMessage) error {
 					s, _ := v.(string)
 					n := strings.TrimSpace(s) // JavaScript's trim() takes more white space; the digits are ASCII
 					if !decimalRE.MatchString(n) || typeProblem(p.Type, json.Number(n)) != "" {
-						c.data.Value = v
-						return c.invalid(p.Name, typeProblem(p.Type, v))
+						if err := c.issue(spec.IssueType, p, p.Name, typeProblem(p.Type, v), v); err != nil {
+							return err
+						}
+						continue
 					}
 					v = json.Number(n)
 					c.params[p.Name], filled[p.Name] = v, v
@@ -258,14 +313,20 @@ func (c *call) parseParams(raw json.RawMessage) error {
 		}
 		if ok && v == nil && !p.Nullable {
 			if c.t.spec.NullParams == spec.NullInvalid {
-				return c.invalid(p.Name, "must not be null")
+				if err := c.issue(spec.IssueType, p, p.Name, "must not be null", nil); err != nil {
+					return err
+				}
+				continue
 			}
 			ok = false // null for a parameter that is not nullable counts as absent
 		}
 		c.present[p.Name] = ok
 		if !ok {
 			if p.Required && !checked[p.Name] {
-				return c.invalid(p.Name, "is required")
+				if err := c.issue(spec.IssueMissing, p, p.Name, "is required", nil); err != nil {
+					return err
+				}
+				continue
 			}
 			if p.Default != nil {
 				filled[p.Name] = p.Default
@@ -285,13 +346,20 @@ func (c *call) parseParams(raw json.RawMessage) error {
 			}
 		}
 		if problem := typeProblem(p.Type, v); problem != "" {
-			c.data.Value = v
-			return c.invalid(p.Name, problem)
+			if err := c.issue(spec.IssueType, p, p.Name, problem, v); err != nil {
+				return err
+			}
+			continue
 		}
 		if s, isStr := v.(string); isStr && len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
-			c.data.Value = s
-			return c.invalid(p.Name, "must be one of "+strings.Join(p.Enum, ", "))
+			if err := c.issue(spec.IssueValue, p, p.Name, "must be one of "+strings.Join(p.Enum, ", "), s); err != nil {
+				return err
+			}
+			continue
 		}
+	}
+	if err := c.raiseIssues(); err != nil {
+		return err
 	}
 	c.data.Params = filled
 	if p := c.t.spec.Param(spec.RoleCommand); p != nil && c.argv == nil {

@@ -319,13 +319,20 @@ func (c *call) exec() (json.RawMessage, error) {
 			c.fillStreams(st.snapshots())
 			return c.render(spec.OutcomeBackground)
 		}
-		p.Kill()
-		<-p.Done()
+		var snaps snapshots
+		atExpiry := t.spec.Timeout != nil && t.spec.Timeout.OutputAtExpiry
+		if atExpiry {
+			snaps = st.snapshots() // what the host answers with: the command is stopped behind it
+		}
+		c.stop(p)
 		st.close()
 		c.data.WallTime = time.Since(c.started).Seconds()
 		c.data.TimedOut = true
 		c.fillExit(p.Exit())
-		c.fillStreams(st.snapshots())
+		if !atExpiry {
+			snaps = st.snapshots()
+		}
+		c.fillStreams(snaps)
 		if err := c.applySpill(spec.OutcomeTimeout); err != nil {
 			return nil, err
 		}
@@ -385,6 +392,28 @@ wait:
 		return nil, err
 	}
 	return c.render(outcome)
+}
+
+// stopSignals are the signals timeout.signal names.
+var stopSignals = map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT,
+	"SIGHUP": syscall.SIGHUP, "SIGQUIT": syscall.SIGQUIT}
+
+// stop ends a run the timeout kills and waits for its end: the spec's timeout.signal first, then SIGKILL
+// once the shell's grace has passed (or the call was cancelled), or at once without a signal.
+func (c *call) stop(p *proc.Process) {
+	if tm := c.t.spec.Timeout; tm != nil && tm.Signal != "" {
+		p.Signal(stopSignals[tm.Signal], c.e.v.Shell.GraceDuration())
+		grace := time.NewTimer(c.e.v.Shell.GraceDuration())
+		defer grace.Stop()
+		select {
+		case <-p.Done():
+			return
+		case <-grace.C:
+		case <-c.ctx.Done():
+		}
+	}
+	p.Kill()
+	<-p.Done()
 }
 
 // expiresBeforeSpawnError reports a timeout that is already over, for a spec whose host sees its timer

@@ -210,7 +210,11 @@ func (c *call) preview(p *spec.Preview, sn textcap.Snapshot, total int64) (strin
 		if whole {
 			text = sn.Head
 		}
-		tail = previewTail(text, whole, p.Tail, p.Lines, u)
+		if p.ExactTail {
+			tail = suffixUnits(text, p.Tail, u)
+		} else {
+			tail = previewTail(text, whole, p.Tail, p.Lines, u)
+		}
 	}
 	kept := units(head, u) + units(tail, u)
 	if p.Keep == spec.KeepHeadTail && kept >= total {

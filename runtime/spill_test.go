@@ -97,6 +97,13 @@ func TestSpill(t *testing.T) {
 			file:    "one\ntwo\nthree\nfour",
 		},
 		{
+			name:    "an exact tail: cut inside a line",
+			spill:   "over: {unit: bytes, limit: 8}\npath: out.txt\npreview: {keep: tail, tail: 6, exact_tail: true}",
+			command: "printf 'one\\ntwo\\nthree\\nfour'",
+			want:    "[18 bytes 18 4 lines -12 FILE]e\nfour",
+			file:    "one\ntwo\nthree\nfour",
+		},
+		{
 			name:    "the last line alone too long: its end, whole characters",
 			spill:   "over: {unit: bytes, limit: 8}\npath: out.txt\npreview: {keep: tail, tail: 5}",
 			command: "printf 'a\\nxxxxx\\303\\251yy'",
@@ -279,6 +286,7 @@ func TestSpillChecks(t *testing.T) {
 		{"capture: combined\n      truncate: {unit: bytes, limit: 4, keep: head, marker: ''}\n      spill: {over: {limit: 4}, path: x, preview: {keep: head, head: 2}}", "the preview is in chars and output.truncate in bytes"},
 		{"capture: combined\n      spill: {over: {limit: 4}, path: '{{.Nope}}', preview: {keep: head, head: 2}}", "no field Nope"},
 		{"capture: combined\n      spill: {over: {limit: 4}, outcomes: [timeout], path: x, preview: {keep: head, head: 2}}", "no result case for timeout"},
+		{"capture: combined\n      spill: {over: {limit: 4}, path: x, preview: {keep: tail, tail: 2, lines: 1, exact_tail: true}}", "exact_tail applies to a tail without lines"},
 	} {
 		_, err := spec.Parse("bad.yaml", []byte(`
 id: bad

@@ -32,7 +32,8 @@ var sample = Data{
 	Timeout: json.Number("1"), TimeoutValue: 1, ExitCode: 1, Signal: 9, Success: true, TimedOut: true, Stdout: "o",
 	Stderr: "e", Output: "oe", StdoutTruncated: true, StderrTruncated: true, OutputTruncated: true,
 	Truncated: true, StdoutBytes: 1, StderrBytes: 1, OutputBytes: 2, Pid: 1, ShellID: "id", Running: true,
-	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x", Path: "p", Resolved: "/p",
+	Started: "2026-01-01T00:00:00Z", Message: "m", Param: "p", Problem: "x",
+	Issues: []Issue{{Kind: IssueType, Param: "p", Problem: "x", Type: TypeString, Value: json.Number("1")}}, Path: "p", Resolved: "/p",
 	Min: 1, Max: 2, ID: "id", Value: json.Number("1"), Name: "n", Configured: "a, b", Match: "m", Total: 3, Kept: 2, Elided: 1, Err: "e", Shell: "/bin/sh", Errno: 2,
 	ErrnoName: "ENOENT", ErrorType: "ValueError", Strerror: "No such file or directory", SpawnPath: "/bin/sh", StdoutKept: 1, StderrKept: 1, OutputKept: 2,
 	SessionID: "1000", WallTime: 0.25, Units: 1, Lines: 1, KeptLines: 1, Nonce: "0123456789abcdef", Input: "i",
@@ -401,6 +402,9 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 			if _, ok := cases[OutcomeTimeout]; !ok && kind == KindExec {
 				c.errf(ptr+"/results/cases", "timeout.kill_if needs a %q result case", OutcomeTimeout)
 			}
+		}
+		if tm.Signal != "" && tm.Expiry == ExpiryBackground && tm.KillIf == "" {
+			c.errf(tp+"/signal", "signal applies to a command the timeout kills: expiry kill, or kill_if")
 		}
 		if tm.Default < 0 {
 			c.errf(tp+"/default", "default timeout %v is negative", tm.Default)

@@ -57,11 +57,18 @@ func (s *Sandbox) Note() string {
 
 // InputSchema returns the JSON Schema of the tool's parameters as the model sees it: an object whose properties
 // follow the spec's order, each with its type (["T", "null"] when nullable), description, default and
-// minimum, and the list of required parameters. Object parameters carry string values. The output is
-// compact, deterministic JSON.
+// minimum, and the list of required parameters. Object parameters carry string values. The tool's
+// input_schema block adds the dialect first ($schema) and closes the object (additionalProperties: false)
+// last. The output is compact, deterministic JSON.
 func (t *Tool) InputSchema() json.RawMessage {
 	var b bytes.Buffer
-	b.WriteString(`{"type":"object","properties":{`)
+	b.WriteByte('{')
+	if f := t.SchemaForm; f != nil && f.Dialect != "" {
+		b.WriteString(`"$schema":`)
+		writeString(&b, f.Dialect)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"type":"object","properties":{`)
 	var required []string
 	for i, p := range t.Params {
 		if i > 0 {
@@ -84,6 +91,9 @@ func (t *Tool) InputSchema() json.RawMessage {
 			writeString(&b, r)
 		}
 		b.WriteByte(']')
+	}
+	if f := t.SchemaForm; f != nil && f.Closed {
+		b.WriteString(`,"additionalProperties":false`)
 	}
 	b.WriteByte('}')
 	return b.Bytes()

@@ -61,6 +61,9 @@ type Preview struct {
 	Tail int `yaml:"tail,omitempty" json:"tail,omitempty" jsonschema:"minimum=0,maximum=268435456"`
 	// Lines bounds the tail in lines (0: no bound).
 	Lines int `yaml:"lines,omitempty" json:"lines,omitempty" jsonschema:"minimum=0,maximum=268435456"`
+	// ExactTail makes the tail the text's last Tail units exactly, cut anywhere in a line (JavaScript's
+	// slice(-n)), not its last whole lines; Lines does not apply with it.
+	ExactTail bool `yaml:"exact_tail,omitempty" json:"exact_tail,omitempty"`
 	// Marker is a template put where the text was cut (after the head, before the tail, between them);
 	// data: .Total (units of the whole text), .Kept, .Elided. May be "".
 	Marker string `yaml:"marker,omitempty" json:"marker,omitempty"`
@@ -162,6 +165,9 @@ func (c *checker) spill(ptr string, t *Tool, kind Kind) {
 	}
 	if p.Lines != 0 && p.Keep == KeepHead {
 		c.errf(ptr+"/preview/lines", "lines applies to the tail")
+	}
+	if p.ExactTail && (p.Keep == KeepHead || p.Lines != 0) {
+		c.errf(ptr+"/preview/exact_tail", "exact_tail applies to a tail without lines")
 	}
 	c.atMost(ptr+"/over/limit", "limit", float64(s.Over.Limit), MaxSize)
 	c.atMost(ptr+"/preview/head", "head", float64(p.Head), MaxSize)

@@ -60,6 +60,9 @@ type Data struct {
 	Message string
 	// Param and Problem describe an invalid parameter.
 	Param, Problem string
+	// Issues are every problem of the call's parameters, for a tool with issues (each .Kind, .Param,
+	// .Problem, .Type, .Value; Param, Problem and Value are then the first's).
+	Issues []Issue
 	// Path and Resolved are the working directory as sent and as resolved, for working-directory failures.
 	Path, Resolved string
 	// Min and Max are the timeout bounds, for the timeout failure.

@@ -198,6 +198,12 @@ type Tool struct {
 	Workspaces *Workspaces `yaml:"workspaces,omitempty" json:"workspaces,omitempty"`
 	// Checks run in order before anything starts; the first that fails ends the call.
 	Checks []Check `yaml:"checks,omitempty" json:"checks,omitempty"`
+	// SchemaForm says what the tool's input schema carries besides its parameters, as the host sends it:
+	// the JSON Schema dialect it names, and whether it is closed to other keys.
+	SchemaForm *InputSchemaForm `yaml:"input_schema,omitempty" json:"input_schema,omitempty"`
+	// Issues reports every problem of a call's parameters in one failure instead of the first alone, as a
+	// schema validator that collects its issues (zod, ajv with allErrors) does.
+	Issues *Issues `yaml:"issues,omitempty" json:"issues,omitempty"`
 	// Timeout interprets the timeout parameter.
 	Timeout *Timeout `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Workdir resolves the working directory.
@@ -244,6 +250,58 @@ type Tool struct {
 
 	outcomes []Outcome // result cases in file order (Complete)
 	gotool   *GoTool   // the Go model (Complete)
+}
+
+// Issues collects the problems of a call's parameters into one failure, the tool's invalid_param, whose
+// data .Issues lists them (each an Issue) and whose .Param, .Problem and .Value are the first's. Collected
+// are a required parameter missing (kind missing), a key the tool does not declare when unknown_params is
+// set (kind unknown; unknown_params' own message is then not used), a value of the wrong JSON type or a
+// null that is not accepted (kind type), and a string outside its enum (kind value). A failure of another
+// kind (on_type, a parameter read as its coerce says, the tool's checks) still ends the call at once.
+type Issues struct {
+	// Order lists the kinds in the order their issues are listed: within a kind, parameters in the tool's
+	// order and unknown keys in the order sent. A kind not listed comes after, in the default order
+	// missing, unknown, type, value.
+	Order []IssueKind `yaml:"order,omitempty" json:"order,omitempty" jsonschema:"uniqueItems=true,enum=missing,enum=unknown,enum=type,enum=value"`
+}
+
+// IssueKind is the kind of a parameter issue.
+type IssueKind string
+
+// The kinds of parameter issues.
+const (
+	IssueMissing IssueKind = "missing" // a required parameter is not there
+	IssueUnknown IssueKind = "unknown" // a key the tool does not declare
+	IssueType    IssueKind = "type"    // a value of the wrong JSON type, or a null that is not accepted
+	IssueValue   IssueKind = "value"   // a value the parameter does not accept (outside its enum)
+)
+
+// IssueKinds are the kinds in their default order.
+var IssueKinds = []IssueKind{IssueMissing, IssueUnknown, IssueType, IssueValue}
+
+// Issue is one problem of a call's parameters, as template data (.Issues).
+type Issue struct {
+	// Kind is missing, unknown, type or value.
+	Kind IssueKind
+	// Param is the parameter's name (as sent, for an unknown key).
+	Param string
+	// Problem says what is wrong, as .Problem does for a single invalid parameter ("is required").
+	Problem string
+	// Type is the parameter's declared JSON type (empty for an unknown key).
+	Type Type
+	// Value is the value as sent (nil when missing).
+	Value any
+}
+
+// InputSchemaForm is what a tool's input schema carries besides its parameters.
+type InputSchemaForm struct {
+	// Dialect is the JSON Schema dialect the schema names first, as its $schema (zod's toJSONSchema:
+	// https://json-schema.org/draft/2020-12/schema). Empty: none.
+	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty" jsonschema:"format=uri"`
+	// Closed adds "additionalProperties": false after the required list (zod's strictObject, pydantic's
+	// extra="forbid"). It changes what the model is shown only: unknown_params says what a key the tool
+	// does not declare does.
+	Closed bool `yaml:"closed,omitempty" json:"closed,omitempty"`
 }
 
 // Param is one model-facing parameter.
@@ -376,6 +434,15 @@ type Timeout struct {
 	// matches is killed at expiry instead (the timeout outcome), as a host that backgrounds only the
 	// commands it judges worth keeping.
 	KillIf string `yaml:"kill_if,omitempty" json:"kill_if,omitempty"`
+	// Signal is what a command the timeout kills (expiry kill, or kill_if) is sent first, to its process
+	// group: SIGTERM, SIGINT, SIGHUP or SIGQUIT; the group is then killed (SIGKILL) once shell.grace has
+	// passed, or as soon as every process of the group has exited. Empty: SIGKILL at once. The result
+	// waits for the end and shows the output written until then (until expiry with OutputAtExpiry).
+	Signal string `yaml:"signal,omitempty" json:"signal,omitempty" jsonschema:"enum=SIGTERM,enum=SIGINT,enum=SIGHUP,enum=SIGQUIT"`
+	// OutputAtExpiry makes the timeout result show the output written until the timeout expired, not what
+	// the command wrote while it was being stopped: a host that answers at expiry and stops the command
+	// behind its answer. A spilled output is still the whole output.
+	OutputAtExpiry bool `yaml:"output_at_expiry,omitempty" json:"output_at_expiry,omitempty"`
 	// Fail is raised for OutOfRange fail; data: .Timeout (as sent), .Min, .Max.
 	Fail *Failure `yaml:"fail,omitempty" json:"fail,omitempty"`
 	// Overflow is the host timer's clamp: a timeout above Above (in Unit) runs as Use instead (Node's

@@ -1,6 +1,7 @@
 package toolschema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -93,7 +94,7 @@ func Definitions(v *spec.Variant, f Format) ([]byte, error) {
 		desc := v.ToolDescription(t)
 		switch f {
 		case JSONSchema:
-			out = append(out, documentOf(t.Name, desc, in))
+			out = append(out, documentOf(t, desc, in))
 		case OpenAI:
 			out = append(out, struct {
 				Type     string `json:"type"`
@@ -161,12 +162,21 @@ func APIForm(t *spec.Tool, f Format) *spec.APIForm {
 	return nil
 }
 
-// documentOf is a tool's input schema as a standalone JSON Schema document: the $schema, title and
-// description first, then the schema's own keywords in their order.
-func documentOf(name, desc string, in json.RawMessage) json.RawMessage {
+// documentOf is a tool's input schema as a standalone JSON Schema document: the $schema (the tool's
+// input_schema dialect, else draft 2020-12), title and description first, then the schema's own keywords
+// in their order.
+func documentOf(t *spec.Tool, desc string, in json.RawMessage) json.RawMessage {
+	dialect := "https://json-schema.org/draft/2020-12/schema"
+	if f := t.SchemaForm; f != nil && f.Dialect != "" {
+		dialect = f.Dialect
+		// Input wrote it first: the document names it once.
+		in = append(json.RawMessage{'{'}, bytes.TrimPrefix(in, []byte(`{"$schema":`+string(jsonenc.String(dialect))+`,`))...)
+	}
 	var b []byte
-	b = append(b, `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":`...)
-	b = append(b, jsonenc.String(name)...)
+	b = append(b, `{"$schema":`...)
+	b = append(b, jsonenc.String(dialect)...)
+	b = append(b, `,"title":`...)
+	b = append(b, jsonenc.String(t.Name)...)
 	if desc != "" {
 		b = append(b, `,"description":`...)
 		b = append(b, jsonenc.String(desc)...)

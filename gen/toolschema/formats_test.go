@@ -108,7 +108,7 @@ func checkShape(t *testing.T, f toolschema.Format, b []byte, tools []spec.Tool) 
 		toolschema.OpenAIResponses: {"type", "name", "description", "parameters", "strict"},
 		toolschema.Anthropic:       {"name", "description", "input_schema"},
 		toolschema.MCP:             {"name", "description", "inputSchema", "outputSchema", "annotations"},
-		toolschema.JSONSchema:      {"$schema", "title", "description", "type", "properties", "required"},
+		toolschema.JSONSchema:      {"$schema", "title", "description", "type", "properties", "required", "additionalProperties"},
 		toolschema.Gemini:          {"name", "description", "parametersJsonSchema"},
 	}[f]
 	for i, d := range arr {

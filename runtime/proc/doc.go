@@ -34,6 +34,10 @@
 // released instead of leaking a goroutine blocked in open(2); the script's own
 // TMPDIR is untouched.
 //
+// [Process.Signal] asks a run to end before it is killed (a timeout's SIGTERM): when the shell then exits,
+// the rest of its group is given the rest of the wait to exit (a trap runs to its end) before the group
+// kill that follows every exit.
+//
 // Signals are only ever sent to the process group we created, and only while
 // its leader has not been reaped (its exit is observed without reaping it), so
 // a recycled pid can never be hit.

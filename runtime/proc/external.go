@@ -169,6 +169,9 @@ func (p *Process) forkPlain(path string, s Spec, attr *syscall.ProcAttr, files [
 // sweep), reaps it, and finishes the run.
 func (p *Process) supervise(c child, started time.Time, pumps []*pump, readers *sync.WaitGroup) {
 	werr := c.waitExited()
+	if werr == nil {
+		p.awaitGroup() // a shell asked to end (Signal): the rest of its group ends as it chooses, within bounds
+	}
 
 	p.mu.Lock()
 	p.exited = true

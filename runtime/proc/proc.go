@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -157,6 +158,9 @@ type Process struct {
 	mu      sync.Mutex
 	exited  bool // the shell's exit was observed; never signal the group after
 	killReq bool // Kill was called before exited
+	// stopUntil is when a shell that Signal asked to end and that exited leaves the rest of its group to
+	// the group kill (zero: at once).
+	stopUntil time.Time
 
 	// sandbox is the run's sandbox launch, if any.
 	sandbox *sandbox.Launch
@@ -257,6 +261,70 @@ func (p *Process) Kill() {
 	// the pid, and with it the group id, is still ours.
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	_ = syscall.Kill(p.pid, syscall.SIGKILL) // in case the leader left its group
+}
+
+// Signal sends sig to the shell's process group (and to the shell, in case it left its group), as a host
+// asks a command to end before it kills it: if the shell exits within wait, the rest of its group is
+// given what is left of wait to exit (a TERM trap runs to its end) before the group kill that follows
+// every exit, which Kill brings forward. It does what Kill does for a run it cannot signal: the embedded
+// shell (its programs get no signal of their own) and a run an executor started elsewhere. Like Kill it is
+// safe at any time and does nothing once the shell's exit has been observed.
+func (p *Process) Signal(sig syscall.Signal, wait time.Duration) {
+	if sig == syscall.SIGKILL || p.remote != nil {
+		p.Kill()
+		return
+	}
+	p.mu.Lock()
+	embedded := p.cancel != nil
+	if !embedded && !p.exited {
+		p.stopUntil = time.Now().Add(wait)
+		_ = syscall.Kill(-p.pid, sig)
+		if g, err := syscall.Getpgid(p.pid); err == nil && g != p.pid {
+			_ = syscall.Kill(p.pid, sig) // the shell left its group: once, as a trap would run twice
+		}
+	}
+	p.mu.Unlock()
+	if embedded {
+		p.Kill()
+	}
+}
+
+// awaitGroup waits, once the shell exited after Signal, until no other process of its group is alive,
+// Kill is called or the Signal's wait is over, polling every few milliseconds (up to 100).
+func (p *Process) awaitGroup() {
+	p.mu.Lock()
+	until := p.stopUntil
+	p.mu.Unlock()
+	for delay := time.Millisecond; time.Now().Before(until); delay = min(2*delay, 100*time.Millisecond) {
+		p.mu.Lock()
+		killed := p.killReq
+		p.mu.Unlock()
+		if killed || !groupAlive(p.pid) {
+			return
+		}
+		time.Sleep(min(delay, time.Until(until)))
+	}
+}
+
+// groupAlive reports whether a process of group pgid other than its leader is alive (not a zombie).
+func groupAlive(pgid int) bool {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	want := strconv.Itoa(pgid)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == pgid {
+			continue
+		}
+		if f := statFieldsOf(pid); len(f) > 2 && f[2] == want && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 // grace returns the effective grace of s.

@@ -8,6 +8,7 @@ package claudecode_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,6 +25,11 @@ import (
 // issue is the CLI's validation error for one zod issue of the input.
 func issue(text string) *runtime.ToolError {
 	return &runtime.ToolError{Type: "InputValidationError", Message: "<tool_use_error>InputValidationError: Bash failed due to the following issue:\n" + text + "</tool_use_error>"}
+}
+
+// issues is the CLI's validation error for several issues of the input.
+func issues(lines ...string) *runtime.ToolError {
+	return &runtime.ToolError{Type: "InputValidationError", Message: "<tool_use_error>InputValidationError: Bash failed due to the following issues:\n" + strings.Join(lines, "\n") + "</tool_use_error>"}
 }
 
 // sleepHelp ends the text of a blocked leading sleep.
@@ -105,6 +111,13 @@ func TestBash(t *testing.T) {
 		{Name: "command of the wrong type", Params: func(*behavior.Workspace) map[string]any { return map[string]any{"command": 42} }, Err: issue("The parameter `command` type is expected as `string` but provided as `number`")},
 		{Name: "timeout null", Params: behavior.CmdWith("echo none", "timeout", nil), Err: issue("The parameter `timeout` type is expected as `number` but provided as `null`")},
 		{Name: "unknown key", Params: behavior.CmdWith("echo a", "foo", 1), Err: issue("An unexpected parameter `foo` was provided")},
+		// Every issue of a call, one line each: the missing parameters, the unexpected ones (in the order
+		// sent), then those of the wrong type (texts of the 2.1.332 CLI for these inputs).
+		{Name: "every issue of a call", Params: func(*behavior.Workspace) map[string]any {
+			return map[string]any{"timeout": "x", "zz": 1, "yy": 2}
+		}, Err: issues("The required parameter `command` is missing", "An unexpected parameter `yy` was provided", "An unexpected parameter `zz` was provided", "The parameter `timeout` type is expected as `number` but provided as `string`")},
+		{Name: "two parameters of the wrong type", Params: behavior.CmdWith("echo a", "timeout", nil, "run_in_background", "no"),
+			Err: issues("The parameter `timeout` type is expected as `number` but provided as `null`", "The parameter `run_in_background` type is expected as `boolean` but provided as `string`")},
 		{Name: "control character", Params: behavior.Cmd("echo \a"), Err: &runtime.ToolError{Type: "InputValidationError", Message: "<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"path\": [\n      \"command\"\n    ],\n    \"message\": \"command contains control characters that would be hidden in the approval dialog\"\n  }\n]</tool_use_error>"}},
 		{Name: "tab and newline are not control characters here", Params: behavior.Cmd("echo 'a\tb'\necho c"), Want: behavior.Fixed("a\tb\nc")},
 		{Name: "leading sleep followed by a command", Params: behavior.Cmd("sleep 30 & echo started"), Err: &runtime.ToolError{Type: "ToolError", Message: "<tool_use_error>Blocked: sleep 30 followed by: echo started" + sleepHelp}},
@@ -222,4 +235,22 @@ func open(t *testing.T, w *behavior.Workspace) *runtime.Engine {
 	}
 	t.Cleanup(func() { eng.Close() })
 	return eng
+}
+
+// TestTimeoutTerm: a command killed at its timeout gets SIGTERM first, so a TERM trap runs (it writes a
+// file), and the answer is the output at expiry: what the trap prints is not in it (the 2.1.332 CLI
+// answered "Exit code 143\nCommand timed out after 1s\nbegun" and wrote the file).
+func TestTimeoutTerm(t *testing.T) {
+	w := behavior.NewWorkspace(t)
+	eng := open(t, w)
+	raw, _ := json.Marshal(map[string]any{"command": "sleep 4 | (echo begun; trap 'echo T; echo T > termed.txt' TERM; sleep 10)", "timeout": 1000})
+	_, err := eng.Call(behavior.Bounded(t), "Bash", raw)
+	want := &runtime.ToolError{Type: "ShellError", Message: "Exit code 143\nCommand timed out after 1s\nbegun"}
+	var te *runtime.ToolError
+	if !errors.As(err, &te) || *te != *want {
+		t.Errorf("got %v, want %v", err, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.Real, "termed.txt")); err != nil || string(b) != "T\n" {
+		t.Errorf("the TERM trap's file: %q, %v", b, err)
+	}
 }

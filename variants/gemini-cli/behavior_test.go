@@ -134,8 +134,8 @@ func TestRunShellCommand(t *testing.T) {
 			Err: &runtime.ToolError{Type: "Error", Message: "spawn /usr/bin/bash ENOENT"}},
 		{Name: "dir_path a file", Params: behavior.CmdWith("pwd", "dir_path", "file"),
 			Err: &runtime.ToolError{Type: "Error", Message: "spawn ENOTDIR"}},
-		// formatTruncatedToolOutput past 40,000 characters (live for seq 1 20000: 68,968 characters omitted;
-		// here the output is bounded and its tail keeps whole lines: see the spec's deviation).
+		// formatTruncatedToolOutput past 40,000 characters (live for seq 1 20000: 68,968 characters omitted,
+		// the tail cut inside a line; here the output is what is bounded: see the spec's deviation).
 		{Name: "output too large", Params: behavior.Cmd("seq 1 20000"),
 			Check: func(t *testing.T, _ *runtime.Engine, _ *behavior.Workspace, got json.RawMessage) {
 				var s string
@@ -144,8 +144,15 @@ func TestRunShellCommand(t *testing.T) {
 				if m == nil {
 					t.Fatalf("got %q...", s[:min(len(s), 300)])
 				}
-				if !strings.Contains(s, "\n\n... [68,972 characters omitted] ...\n\n") || !strings.HasSuffix(s, "\n19999\n20000\nProcess Group PGID: "+pids.FindStringSubmatch(s)[2]+"\n</untrusted_context>") {
-					t.Errorf("no marker or no tail in %d characters", len(s))
+				const marker = "\n\n... [68,968 characters omitted] ...\n\n"
+				suffix := "\nProcess Group PGID: " + pids.FindStringSubmatch(s)[2] + "\n</untrusted_context>"
+				_, tail, ok := strings.Cut(s, marker)
+				if !ok || !strings.HasSuffix(s, "\n19999\n20000"+suffix) {
+					t.Fatalf("no marker or no tail in %d characters: %q", len(s), regexp.MustCompile(`\.\.\. \[.*omitted`).FindString(s))
+				}
+				// The last 31,953 characters of the output exactly (32,000 with a 5-digit PGID's line).
+				if tail = strings.TrimSuffix(tail, suffix); len(tail) != 31953 {
+					t.Errorf("a tail of %d characters, want 31953: %q...", len(tail), tail[:min(len(tail), 20)])
 				}
 				if b, err := os.ReadFile(m[1]); err != nil || len(b) != 108894 || !strings.HasPrefix(string(b), "1\n2\n") {
 					t.Errorf("the saved output: %d bytes, %v", len(b), err)
