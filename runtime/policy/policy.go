@@ -168,7 +168,7 @@ type options struct {
 }
 
 // WithWildcardRules appends rules to the table of the wildcard policy named name, as a host adds its
-// user's configuration to the policy's defaults (OpenCode-style permission tables: the user's entries come
+// user's configuration to the policy's defaults (permission tables in the style of agent CLIs: the user's entries come
 // last, so they win under select: last). The spec's examples are still checked against the spec's own
 // table.
 func WithWildcardRules(name string, rules ...spec.WildcardRule) Option {
