@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,6 +108,13 @@ func TestResultSpill(t *testing.T) {
 			want:    "[13 -11 error]R|11|>",
 		},
 		{
+			name:    "an output past the runtime's safety cap is kept whole",
+			spill:   "over: {limit: 10}\npath: out.txt\nhead: 2\ntail: 5",
+			command: "head -c 9000000 /dev/zero | tr '\\0' a; printf END",
+			want:    "[9000006 -8999999 FILE]R<|8999999|aEND>",
+			file:    "SIZE 9000006",
+		},
+		{
 			name:    "kept after Close",
 			spill:   "over: {limit: 4}\nlifetime: keep\npath: out.txt\nhead: 1\ntail: 1",
 			command: "printf 0123456789",
@@ -142,6 +150,10 @@ func TestResultSpill(t *testing.T) {
 			switch {
 			case c.file == "" && err == nil:
 				t.Errorf("a file was made: %q", b)
+			case strings.HasPrefix(c.file, "SIZE "):
+				if want := strings.TrimPrefix(c.file, "SIZE "); err != nil || strconv.Itoa(len(b)) != want || !strings.HasSuffix(string(b), "aEND>") {
+					t.Errorf("the file: %d bytes, %v; want %s", len(b), err, want)
+				}
 			case c.file != "" && (err != nil || string(b) != c.file):
 				t.Errorf("the file: %q, %v; want %q", b, err, c.file)
 			}
