@@ -45,6 +45,9 @@ func newStreams(t *tool) *streams {
 	case len(t.spec.ResultTruncates()) > 0:
 		s.rope = true
 		cfg.Unit, cfg.Head, cfg.Tail = resultCapacity(t)
+	case t.spec.Results.Spill != nil:
+		// A result spill saves the whole result: the streams are kept whole as far as a capture can.
+		cfg.Unit, cfg.Head = textcap.Bytes, textcap.MaxKeep
 	default:
 		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
 	}

@@ -17,7 +17,7 @@ import (
 // render shapes the call's data with the result case of an outcome (spec.Results.Case's fallbacks apply).
 func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
 	c.rendered(name)
-	sh, _, ok := c.resultCases().Case(name)
+	sh, caseName, ok := c.resultCases().Case(name)
 	if !ok {
 		return nil, fmt.Errorf("agentbash: tool %s has no result case %q", c.t.spec.Name, name)
 	}
@@ -39,7 +39,10 @@ func (c *call) render(name spec.Outcome) (json.RawMessage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
 		}
-		return jsonenc.String(c.redact(text)), nil
+		if text, err = c.spillResult(caseName, c.redact(text)); err != nil {
+			return nil, fmt.Errorf("agentbash: rendering %s: %w", name, err)
+		}
+		return jsonenc.String(text), nil
 	}
 	var b bytes.Buffer
 	if err := c.writeObject(&b, sh.Fields, sh.Truncate); err != nil {

@@ -48,20 +48,26 @@ func (c *call) newSpill() (*spillFile, error) {
 	if s == nil {
 		return nil, nil
 	}
-	path, err := c.t.tmpl.render(s.Path, &c.data)
-	if err != nil {
-		return nil, fmt.Errorf("agentbash: rendering spill.path: %w", err)
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.workspace, path)
-	}
 	memory := spillMemory
 	if s.Over.Unit == spec.Bytes || s.Over.Unit == spec.Chars {
 		// chars <= raw bytes: an output of at most this many bytes is within the bound's size.
 		memory = max(memory, s.Over.Limit+1)
 	}
-	memory = int(min(int64(memory), s.MaxBytes))
-	return &spillFile{e: c.e, path: filepath.Clean(path), max: s.MaxBytes, memory: memory, lifetime: s.Lifetime}, nil
+	return c.newSpillFile("spill.path", s.Path, s.MaxBytes, s.Lifetime, memory)
+}
+
+// newSpillFile makes a spill writer: its path rendered from the call's data (what names the template in
+// an error), capped at maxBytes, holding up to memory bytes before it starts the file.
+func (c *call) newSpillFile(what, pathTmpl string, maxBytes int64, lifetime spec.SpillLifetime, memory int) (*spillFile, error) {
+	path, err := c.t.tmpl.render(pathTmpl, &c.data)
+	if err != nil {
+		return nil, fmt.Errorf("agentbash: rendering %s: %w", what, err)
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.workspace, path)
+	}
+	memory = int(min(int64(memory), maxBytes))
+	return &spillFile{e: c.e, path: filepath.Clean(path), max: maxBytes, memory: memory, lifetime: lifetime}, nil
 }
 
 // Write keeps p, in memory or in the file; it never fails (a file that cannot be written is reported by
@@ -354,10 +360,13 @@ func (e *Engine) closeSpills() {
 	}
 }
 
-// spills reports whether any tool of the variant spills its output.
+// spills reports whether any tool of the variant spills its output or its results.
 func spills(v *spec.Variant) bool {
 	for i := range v.Tools {
 		if o := v.Tools[i].Output; o != nil && o.Spill != nil {
+			return true
+		}
+		if v.Tools[i].Results.Spill != nil {
 			return true
 		}
 	}

@@ -447,6 +447,7 @@ func (c *checker) tool(ptr string, t *Tool, policies, tools map[string]bool) {
 		c.budget(ptr+"/output", t)
 		c.spill(ptr+"/output/spill", t, kind)
 	}
+	c.resultSpill(ptr+"/results/spill", t)
 
 	for name := range cases {
 		if errno, ok := strings.CutPrefix(string(name), string(OutcomeSpawnError)+"."); ok && !errnoName().MatchString(errno) {

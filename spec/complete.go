@@ -156,6 +156,7 @@ func (t *Tool) fillDefaults() {
 	if t.Wait != nil && t.Wait.Unit == "" {
 		t.Wait.Unit = Milliseconds
 	}
+	t.Results.Spill.fillDefaults()
 	for name, sh := range t.Results.Cases {
 		if sh.Truncate != nil {
 			sh.Truncate.fillDefaults()

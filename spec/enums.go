@@ -135,6 +135,9 @@ type SizeUnit string
 const (
 	Bytes SizeUnit = "bytes" // UTF-8 bytes of the text (raw bytes with Decode raw)
 	Chars SizeUnit = "chars" // code points
+	// UTF16 counts UTF-16 code units, as a JavaScript string's length does (a character outside the BMP
+	// is two). Only results.spill measures in it.
+	UTF16 SizeUnit = "utf16"
 )
 
 // Keep says which parts of a truncated text are kept.

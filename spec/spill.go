@@ -10,7 +10,7 @@ import (
 // Spill saves the whole output of a run to a file when it is longer than a bound, and gives the result
 // templates a preview of it instead of the output (Output.Spill): the hosts that keep a long output on
 // disk for the model to read back (Claude Code's <persisted-output>, OpenCode's "Full output saved to",
-// Gemini CLI's and Qwen Code's saved results).
+// Qwen Code's saved output; Gemini CLI cuts the whole result instead: Results.Spill).
 //
 // The file holds the command's output as it came (bytes, both streams interleaved), up to MaxBytes; the
 // bound and the preview apply to the processed text (decoded, newlines and trimming applied). An output

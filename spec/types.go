@@ -568,6 +568,9 @@ type Results struct {
 	// tools that wait a yield window (session_start, session_write, session_read) answer running (the
 	// command runs on as a session) or exit (success, failure); session_kill and session_list answer ok.
 	Cases map[Outcome]Shape `yaml:"cases" json:"cases"`
+	// Spill saves a text result longer than a bound to a file and gives the model a header, its head and
+	// its tail instead (the cut of the whole rendered result, after the template).
+	Spill *ResultSpill `yaml:"spill,omitempty" json:"spill,omitempty"`
 }
 
 // Shape is one outcome's result: a JSON object (Fields), a text (Text), or a raised error (Raise).

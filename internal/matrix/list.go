@@ -40,6 +40,9 @@ func List(w io.Writer, vs []*spec.Variant) error {
 		if sp := t.Output.Spill; sp != nil {
 			limit = spillLimit(sp) + " (spilled)"
 		}
+		if sp := t.Results.Spill; sp != nil {
+			limit = fmt.Sprintf("over %d %s (result spilled)", sp.Over.Limit, sp.Over.Unit)
+		}
 		names := make([]string, len(v.Tools))
 		for i, t := range v.Tools {
 			names[i] = t.Name

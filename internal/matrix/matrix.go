@@ -131,6 +131,18 @@ func Of(v *spec.Variant) Column {
 			c.Marker = strconv.Quote(sp.Preview.Marker)
 		}
 	}
+	if sp := t.Results.Spill; sp != nil {
+		limit := fmt.Sprintf("over %d %s of the whole result, saved to a file", sp.Over.Limit, sp.Over.Unit)
+		if t.Output.Truncate != nil {
+			limit = c.Limit + "; " + limit
+		}
+		c.Limit = limit
+		c.Truncation = fmt.Sprintf("head %d and tail %d %s of a spilled result", sp.Head, sp.Tail, sp.Over.Unit)
+		c.Marker = "-"
+		if sp.Marker != "" {
+			c.Marker = strconv.Quote(sp.Marker)
+		}
+	}
 	if y := yield(t); y != "" {
 		c.Timeout, c.OnExpiry = "none; a yield window: "+y, "the command runs on as a session"
 	}

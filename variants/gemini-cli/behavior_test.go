@@ -134,28 +134,34 @@ func TestRunShellCommand(t *testing.T) {
 			Err: &runtime.ToolError{Type: "Error", Message: "spawn /usr/bin/bash ENOENT"}},
 		{Name: "dir_path a file", Params: behavior.CmdWith("pwd", "dir_path", "file"),
 			Err: &runtime.ToolError{Type: "Error", Message: "spawn ENOTDIR"}},
-		// formatTruncatedToolOutput past 40,000 characters (live for seq 1 20000: 68,968 characters omitted,
-		// the tail cut inside a line; here the output is what is bounded: see the spec's deviation).
+		// truncateOutputIfNeeded / formatTruncatedToolOutput: the whole result the tool returns is over
+		// 40,000 UTF-16 units, so it is saved whole and the model gets the header, its first 8,000 and last
+		// 32,000 units around the count of those left out. The expected text is computed from the result
+		// the CLI's ShellToolInvocation renders (seq's lines, the PGID the call reported); live, with a
+		// 5-digit PGID, the count was 68,968.
 		{Name: "output too large", Params: behavior.Cmd("seq 1 20000"),
 			Check: func(t *testing.T, _ *runtime.Engine, _ *behavior.Workspace, got json.RawMessage) {
 				var s string
 				_ = json.Unmarshal(got, &s)
-				m := regexp.MustCompile(`^Output too large\. Showing first 8,000 and last 32,000 characters\. For full output see: (/\S+/tool-outputs/session-[0-9a-f-]{36}/run_shell_command_[0-9a-z]{16}\.txt)\n<untrusted_context>\nOutput: 1\n2\n`).FindStringSubmatch(s)
-				if m == nil {
+				m := regexp.MustCompile(`^Output too large\. Showing first 8,000 and last 32,000 characters\. For full output see: (/\S+/tool-outputs/session-[0-9a-f-]{36}/run_shell_command_[0-9a-z]{16}\.txt)\n`).FindStringSubmatch(s)
+				pgid := pids.FindStringSubmatch(s)
+				if m == nil || pgid == nil {
 					t.Fatalf("got %q...", s[:min(len(s), 300)])
 				}
-				const marker = "\n\n... [68,968 characters omitted] ...\n\n"
-				suffix := "\nProcess Group PGID: " + pids.FindStringSubmatch(s)[2] + "\n</untrusted_context>"
-				_, tail, ok := strings.Cut(s, marker)
-				if !ok || !strings.HasSuffix(s, "\n19999\n20000"+suffix) {
-					t.Fatalf("no marker or no tail in %d characters: %q", len(s), regexp.MustCompile(`\.\.\. \[.*omitted`).FindString(s))
+				lines := make([]string, 20000)
+				for i := range lines {
+					lines[i] = strconv.Itoa(i + 1)
 				}
-				// The last 31,953 characters of the output exactly (32,000 with a 5-digit PGID's line).
-				if tail = strings.TrimSuffix(tail, suffix); len(tail) != 31953 {
-					t.Errorf("a tail of %d characters, want 31953: %q...", len(tail), tail[:min(len(tail), 20)])
+				full := "<untrusted_context>\nOutput: " + strings.Join(lines, "\n") + "\nProcess Group PGID: " + pgid[2] + "\n</untrusted_context>"
+				wantText := m[0] + full[:8000] + "\n\n... [" + grouped(len(full)-40000) + " characters omitted] ...\n\n" + full[len(full)-32000:]
+				if s != wantText {
+					t.Errorf("got %d characters, want %d: %q ... %q", len(s), len(wantText), s[:min(len(s), 200)], s[max(len(s)-200, 0):])
 				}
-				if b, err := os.ReadFile(m[1]); err != nil || len(b) != 108894 || !strings.HasPrefix(string(b), "1\n2\n") {
-					t.Errorf("the saved output: %d bytes, %v", len(b), err)
+				if len(pgid[2]) == 5 && !strings.Contains(s, "... [68,968 characters omitted] ...") {
+					t.Errorf("a 5-digit PGID: not the live count 68,968")
+				}
+				if b, err := os.ReadFile(m[1]); err != nil || string(b) != full {
+					t.Errorf("the saved result: %d bytes (want %d), %v", len(b), len(full), err)
 				}
 			}},
 		// is_background: the answer after delay_ms, live for `echo started` and `echo started; sleep 3`.
@@ -164,6 +170,15 @@ func TestRunShellCommand(t *testing.T) {
 			Check:   want("<untrusted_context>\nCommand moved to background (PID: N). Output hidden. Press Ctrl+B to view.\n</untrusted_context>")},
 	}
 	behavior.Run(t, "gemini-cli", "run_shell_command", cases)
+}
+
+// grouped writes n as JavaScript's toLocaleString does in en-US: digits grouped by three with commas.
+func grouped(n int) string {
+	d := strconv.Itoa(n)
+	for i := len(d) - 3; i > 0; i -= 3 {
+		d = d[:i] + "," + d[i:]
+	}
+	return d
 }
 
 // gone waits (bounded) until pid is no longer a live process.
