@@ -98,7 +98,9 @@ func (c *call) session() (json.RawMessage, error) {
 		// A call waiting on the session ends with the exit.
 		s.p.Kill()
 		<-s.p.Done()
-		c.e.sess.Forget(s)
+		if st := c.t.spec.Session; st == nil || !st.Keep {
+			c.e.sess.Forget(s)
+		}
 		c.fillExit(s.p.Exit())
 		return c.render(spec.OutcomeOK)
 	case spec.KindSessionWrite:
@@ -249,7 +251,7 @@ func (c *call) writeSession(s *session) (json.RawMessage, error) {
 	input := c.str(c.t.spec.Param(spec.RoleStdin).Name)
 	c.data.Input = input
 	st := c.t.spec.Session
-	if st.Newline && input != "" && input[len(input)-1] != '\n' {
+	if st.Newline && (input == "" || input[len(input)-1] != '\n') {
 		input += "\n" // .Input stays as sent
 	}
 	window, err := c.yieldWindow(input == "")

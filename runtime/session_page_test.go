@@ -71,6 +71,16 @@ tools:
       cases:
         running: {text: "{{goquote .Output}}"}
         exit: {text: "exit {{.ExitCode}} {{goquote .Output}}"}
+  - name: kill
+    description: kill
+    kind: session_kill
+    params:
+      - {name: id, type: string, required: true, role: session_id}
+    session: {running_only: true, keep: true}
+    results:
+      format: text
+      cases:
+        ok: {text: "killed"}
 `
 
 // TestSessionPagedRead: reads page by lines from the read position (a line still written is the last, a
@@ -172,5 +182,64 @@ func TestSessionPageSpecErrors(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%q: got %v, want %q", tc.to, err, tc.want)
 		}
+	}
+}
+
+// TestSessionWriteNewline: session.newline ends every write with a "\n", an empty one included (a write
+// of "\n", not a poll); a text that ends in one is written as it is.
+func TestSessionWriteNewline(t *testing.T) {
+	eng, _ := newEngine(t, pageSpec)
+	res, err := eng.Call(bounded(t), "start", json.RawMessage(`{"command": "cat"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := json.Unmarshal(res, &id); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, want string }{{"", `"\n"`}, {"a", `"a\n"`}, {"b\n", `"b\n"`}} {
+		p, _ := json.Marshal(map[string]string{"id": id, "text": tc.text})
+		res, err := eng.Call(bounded(t), "write", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := json.Unmarshal(res, &got); err != nil || got != tc.want {
+			t.Errorf("write %q: %s, want %s", tc.text, res, tc.want)
+		}
+	}
+}
+
+// TestSessionKillKeep: a session_kill with keep leaves the killed session readable, exited by its signal;
+// with running_only a second kill finds it unknown.
+func TestSessionKillKeep(t *testing.T) {
+	eng, _ := newEngine(t, pageSpec)
+	call := func(tool, params string) (string, error) {
+		res, err := eng.Call(bounded(t), tool, json.RawMessage(params))
+		if err != nil {
+			return "", err
+		}
+		var s string
+		if err := json.Unmarshal(res, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s, nil
+	}
+	id, err := call("start", `{"command": "echo up; sleep 30"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := `{"id": "` + id + `"}`
+	if got, err := call("kill", q); err != nil || got != "killed" {
+		t.Fatalf("kill: %q %v", got, err)
+	}
+	if got, err := call("read", q); err != nil || got != `0+2/2 (0 left) exit -9: "up\n"` {
+		t.Fatalf("read after the kill: %q %v", got, err)
+	}
+	if _, err := call("kill", q); err == nil || !strings.Contains(err.Error(), "no session "+id) {
+		t.Fatalf("second kill: %v", err)
+	}
+	if n := len(eng.Sessions()); n != 1 {
+		t.Fatalf("%d sessions, want the killed one kept", n)
 	}
 }

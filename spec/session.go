@@ -81,6 +81,9 @@ type SessionTool struct {
 	// UnknownID (session_write, session_read, session_kill) is this tool's failure for an id it does not
 	// know, when it is not sessions.unknown_id; data: .ID (as sent).
 	UnknownID *Failure `yaml:"unknown_id,omitempty" json:"unknown_id,omitempty"`
+	// Keep (session_kill) leaves the killed session in the registry, exited, instead of forgetting it: with
+	// sessions.keep_exited a read answers its exit, as a host that keeps a terminated process's output.
+	Keep bool `yaml:"keep,omitempty" json:"keep,omitempty"`
 }
 
 // WindowSince is where a session_write's window starts.

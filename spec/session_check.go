@@ -100,6 +100,12 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 	if st.Since != "" && st.Since != SinceLast && kind != KindSessionWrite {
 		c.errf(sp+"/since", "since says where a session_write's window starts, not a %s's", kind)
 	}
+	if st.Keep && kind != KindSessionKill {
+		c.errf(sp+"/keep", "keep goes with a session_kill tool, not %s", kind)
+	}
+	if st.Keep && (c.v.Sessions == nil || !c.v.Sessions.KeepExited) {
+		c.errf(sp+"/keep", "keep leaves a killed session exited in the registry: it needs sessions.keep_exited")
+	}
 	if st.Newline && kind != KindSessionWrite {
 		c.errf(sp+"/newline", "newline goes with a session_write tool, not %s", kind)
 	}
