@@ -37,6 +37,21 @@ type session struct {
 	// carry is the end of the output the last call answered, which redaction reads the next one after
 	// (under calls).
 	carry string
+	// log is the session's whole output (its last sessions.buffer bytes), kept when a tool of the variant
+	// pages through it (session.page); pagePos is the line a paged read from the read position starts at
+	// (under calls).
+	log     *bgLog
+	pagePos int64
+}
+
+// pages reports whether a tool of the variant pages through a session's output.
+func pages(v *spec.Variant) bool {
+	for i := range v.Tools {
+		if st := v.Tools[i].Session; st != nil && st.Page != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionPolicy is the registry policy of a spec's sessions block: every session held (running, or
@@ -83,7 +98,9 @@ func (c *call) session() (json.RawMessage, error) {
 		// A call waiting on the session ends with the exit.
 		s.p.Kill()
 		<-s.p.Done()
-		c.e.sess.Forget(s)
+		if st := c.t.spec.Session; st == nil || !st.Keep {
+			c.e.sess.Forget(s)
+		}
 		c.fillExit(s.p.Exit())
 		return c.render(spec.OutcomeOK)
 	case spec.KindSessionWrite:
@@ -98,7 +115,14 @@ func (c *call) sessionFor() (*session, error) {
 	id := sessionIDText(c.params[p.Name])
 	c.data.ID = id
 	s, ok := c.e.sess.Get(id)
+	st := c.t.spec.Session
+	if ok && st != nil && st.RunningOnly && s.exited() {
+		ok = false // running_only: an exited session is not this tool's
+	}
 	if !ok {
+		if st != nil && st.UnknownID != nil {
+			return nil, c.fail(st.UnknownID)
+		}
 		return nil, c.fail(c.e.v.Sessions.UnknownID)
 	}
 	c.data.SessionID = s.ID()
@@ -181,6 +205,11 @@ func (c *call) startSession() (json.RawMessage, error) {
 	ps := proc.Spec{Argv: argv, Dir: c.cwd, Env: c.env(), Stdout: out, Stderr: out, Combined: tty || st.Pipes != spec.PipesTwo,
 		Grace: c.e.v.Shell.GraceDuration(), Session: c.e.v.Shell.Session, PTY: tty,
 		OpenStdin: !tty && st.Stdin == spec.SessionStdinOpen, Sandbox: c.e.sandbox}
+	var lg *bgLog
+	if pages(c.e.v) {
+		lg = newBgLog(c.e.v.Sessions.Buffer)
+		ps.Stdout, ps.Stderr = logTee{out, lg}, logTee{out, lg}
+	}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command
 	}
@@ -197,7 +226,7 @@ func (c *call) startSession() (json.RawMessage, error) {
 	// The window opens once the command runs, as a foreground call's timeout does: an executor's first
 	// start (a container made for the engine) is not the command's time.
 	start := time.Now()
-	s := &session{p: p, out: out, command: c.data.Command, tty: tty}
+	s := &session{p: p, out: out, command: c.data.Command, tty: tty, log: lg}
 	if err := c.e.sess.Add(s, p, c.started, nil); err != nil {
 		p.Kill()
 		<-p.Done()
@@ -221,6 +250,10 @@ func (c *call) startSession() (json.RawMessage, error) {
 func (c *call) writeSession(s *session) (json.RawMessage, error) {
 	input := c.str(c.t.spec.Param(spec.RoleStdin).Name)
 	c.data.Input = input
+	st := c.t.spec.Session
+	if st.Newline && (input == "" || input[len(input)-1] != '\n') {
+		input += "\n" // .Input stays as sent
+	}
 	window, err := c.yieldWindow(input == "")
 	if err != nil {
 		return nil, err
@@ -230,10 +263,13 @@ func (c *call) writeSession(s *session) (json.RawMessage, error) {
 	}
 	s.calls.Lock()
 	defer s.calls.Unlock()
+	if st.Since == spec.SinceWrite {
+		s.out.skip() // the window shows only what arrives after the write
+	}
 	if input != "" {
 		// A write the command does not take within the window is cut there (see the runtime's docs).
 		_, _ = s.p.WriteStdin([]byte(input), time.Now().Add(max(window, time.Second)))
-		if d := c.t.spec.Session.Settle.D(); d > 0 {
+		if d := st.Settle.D(); d > 0 {
 			select {
 			case <-time.After(d):
 			case <-s.p.Done():
@@ -249,6 +285,9 @@ func (c *call) readSession(s *session) (json.RawMessage, error) {
 	window, err := c.yieldWindow(false)
 	if err != nil {
 		return nil, err
+	}
+	if c.t.spec.Session.Page != nil {
+		return c.pageSession(s, window)
 	}
 	s.calls.Lock()
 	defer s.calls.Unlock()

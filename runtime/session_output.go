@@ -140,3 +140,10 @@ func (o *sessionOutput) close() *window {
 	}
 	return w
 }
+
+// skip drops what waits for the next window (session.since: write).
+func (o *sessionOutput) skip() {
+	o.mu.Lock()
+	o.pending.drain()
+	o.mu.Unlock()
+}

@@ -80,9 +80,12 @@ func (c *checker) logTool(ptr string, t *Tool, kind Kind, roles map[Role]string)
 				c.errf(ptr+"/params", "parameter %q has role lines: its type is integer or number, not %s", name, p.Type)
 			}
 		}
+		paged := kind == KindSessionRead && t.Session != nil && t.Session.Page != nil
 		switch {
+		case paged:
+			// a paged session_read: how many lines a read returns
 		case kind != KindPoll:
-			c.errf(ptr+"/params", "parameter %q has role lines, which only a poll tool has", name)
+			c.errf(ptr+"/params", "parameter %q has role lines, which only a poll tool (or a session_read with session.page) has", name)
 		case !hasLog:
 			c.errf(ptr+"/params", "parameter %q has role lines but the background block keeps no log (background.log)", name)
 		}

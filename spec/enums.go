@@ -50,6 +50,7 @@ const (
 	RoleTTY        Role = "tty"        // true starts a session on a pseudo-terminal (session_start)
 	RoleBudget     Role = "budget"     // the output budget, in output.budget.unit
 	RoleLines      Role = "lines"      // how many of a background shell's last log lines a poll reads
+	RoleOffset     Role = "offset"     // where a paged session_read starts: 0 the read position, n line n, -n n lines from the end
 	RoleNone       Role = "none"       // recorded only (the default)
 )
 

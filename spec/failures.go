@@ -101,7 +101,11 @@ func (v *Variant) Failures() []Site {
 				}
 				add(t, t.Name+" would hold more sessions than the limit", "/sessions/limit_error", ss.LimitError)
 			case KindSessionWrite, KindSessionRead, KindSessionKill:
-				add(t, t.Name+" gets a session id that is not known", "/sessions/unknown_id", ss.UnknownID)
+				if st := t.Session; st != nil && st.UnknownID != nil {
+					add(t, t.Name+" gets a session id that is not known", tp+"/session/unknown_id", st.UnknownID)
+				} else {
+					add(t, t.Name+" gets a session id that is not known", "/sessions/unknown_id", ss.UnknownID)
+				}
 			}
 			if t.Kind == KindSessionWrite {
 				add(t, t.Name+" writes to a session whose stdin is closed", "/sessions/stdin_closed", ss.StdinClosed)

@@ -65,7 +65,51 @@ type SessionTool struct {
 	// command's exit: output (output is there to answer: what arrived since the last call, or the first
 	// that arrives), or time (the default).
 	Until ReadUntil `yaml:"until,omitempty" json:"until,omitempty" jsonschema:"enum=time,enum=output"`
+	// Page (session_read) makes the read page by lines through the session's whole output, kept from its
+	// start, instead of answering the window's output: the lines from the session's read position (which
+	// only such reads move), at most Page.Lines of them, with their counts (docs/spec.md, "Paged reads").
+	Page *SessionPage `yaml:"page,omitempty" json:"page,omitempty"`
+	// Since (session_write) is where a write's window starts: last (the output since the last call, the
+	// default) or write (only what arrives after the write, as a host that takes a snapshot of the output
+	// before it writes; what arrived before stays in the log a paged read reads).
+	Since WindowSince `yaml:"since,omitempty" json:"since,omitempty" jsonschema:"enum=last,enum=write"`
+	// Newline (session_write) writes a "\n" after a non-empty text that does not end in one.
+	Newline bool `yaml:"newline,omitempty" json:"newline,omitempty"`
+	// RunningOnly (session_write, session_read, session_kill) makes a session whose command has exited
+	// unknown to this tool (its unknown_id), as a host whose tool looks only among the running processes.
+	RunningOnly bool `yaml:"running_only,omitempty" json:"running_only,omitempty"`
+	// UnknownID (session_write, session_read, session_kill) is this tool's failure for an id it does not
+	// know, when it is not sessions.unknown_id; data: .ID (as sent).
+	UnknownID *Failure `yaml:"unknown_id,omitempty" json:"unknown_id,omitempty"`
+	// Keep (session_kill) leaves the killed session in the registry, exited, instead of forgetting it: with
+	// sessions.keep_exited a read answers its exit, as a host that keeps a terminated process's output.
+	Keep bool `yaml:"keep,omitempty" json:"keep,omitempty"`
 }
+
+// WindowSince is where a session_write's window starts.
+type WindowSince string
+
+const (
+	SinceLast  WindowSince = "last"  // the output since the last call
+	SinceWrite WindowSince = "write" // only what arrives after the write
+)
+
+// SessionPage is how a session_read pages through a session's output. The output is kept from the start
+// (its last sessions.buffer bytes) and split on "\n" as JavaScript's split does: a last "\n" leaves an
+// empty last line, and a line still being written is the last. A parameter with role offset picks where a
+// read starts (0, the default: the read position; a positive number: that line, counted from 0; a negative
+// one: that many lines from the end), one with role lines how many lines it reads.
+type SessionPage struct {
+	// Lines is how many lines a read returns when the parameter with role lines is absent (default 1000).
+	Lines int `yaml:"lines,omitempty" json:"lines,omitempty" jsonschema:"minimum=0"`
+	// RewindExited reads a session whose command has exited from its first line on (the offset counted
+	// from there), without moving the read position, as a host that keeps a finished process's output
+	// apart and reads it whole.
+	RewindExited bool `yaml:"rewind_exited,omitempty" json:"rewind_exited,omitempty"`
+}
+
+// DefaultPageLines is SessionPage.Lines when the spec gives none.
+const DefaultPageLines = 1000
 
 // SessionPipes is how a session's command writes its output.
 type SessionPipes string

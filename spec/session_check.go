@@ -50,6 +50,15 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 		c.errf(ptr+"/params", "parameter %q has role yield, which only a session_start, session_write or session_read tool has (or an exec tool with a wait block)", name)
 	}
 	only(RoleTTY, kind == KindSessionStart, "a session_start tool")
+	paged := kind == KindSessionRead && t.Session != nil && t.Session.Page != nil
+	only(RoleOffset, paged, "a session_read tool with session.page")
+	if name, ok := roles[RoleOffset]; ok && paged {
+		for _, p := range t.Params {
+			if p.Name == name && p.Type != TypeInteger && p.Type != TypeNumber {
+				c.errf(ptr+"/params", "parameter %q has role offset: its type is integer or number, not %s", name, p.Type)
+			}
+		}
+	}
 	if name, ok := roles[RoleBudget]; ok && (t.Output == nil || t.Output.Budget == nil) {
 		c.errf(ptr+"/params", "parameter %q has role budget but the tool has no output.budget", name)
 	}
@@ -87,6 +96,28 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 	}
 	if st.Yield != nil && !kind.Waits() {
 		c.errf(sp+"/yield", "a %s tool waits no yield window", kind)
+	}
+	if st.Since != "" && st.Since != SinceLast && kind != KindSessionWrite {
+		c.errf(sp+"/since", "since says where a session_write's window starts, not a %s's", kind)
+	}
+	if st.Keep && kind != KindSessionKill {
+		c.errf(sp+"/keep", "keep goes with a session_kill tool, not %s", kind)
+	}
+	if st.Keep && (c.v.Sessions == nil || !c.v.Sessions.KeepExited) {
+		c.errf(sp+"/keep", "keep leaves a killed session exited in the registry: it needs sessions.keep_exited")
+	}
+	if st.Newline && kind != KindSessionWrite {
+		c.errf(sp+"/newline", "newline goes with a session_write tool, not %s", kind)
+	}
+	if (st.RunningOnly || st.UnknownID != nil) && kind != KindSessionWrite && kind != KindSessionRead && kind != KindSessionKill {
+		c.errf(sp, "running_only and unknown_id go with a tool that names a session (session_write, session_read, session_kill), not %s", kind)
+	}
+	c.failure(sp+"/unknown_id", st.UnknownID, t.Results.Cases)
+	if st.Page != nil {
+		if kind != KindSessionRead {
+			c.errf(sp+"/page", "page says how a session_read reads, not a %s", kind)
+		}
+		c.atMost(sp+"/page/lines", "lines", float64(st.Page.Lines), MaxLogLines)
 	}
 	if st.Until == ReadUntilOutput && kind != KindSessionWrite && kind != KindSessionRead {
 		c.errf(sp+"/until", "until closes a session_write's or a session_read's window, not a %s's", kind)

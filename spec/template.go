@@ -121,6 +121,10 @@ type Data struct {
 	Log, LogTail                         string
 	LogBytes, LogLineCount, LogTailLines int64
 	LogTruncated                         bool
+	// A paged session_read (session.page): Log is the lines read, joined with "\n", LogLineCount all the
+	// lines kept, PageFrom the index of the first line read (from 0), PageLines how many were read and
+	// PageRemaining how many follow them.
+	PageFrom, PageLines, PageRemaining int64
 
 	// What hosts report around a command (hostfeatures.go).
 

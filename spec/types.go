@@ -333,7 +333,7 @@ type Param struct {
 	// stdin, yield, tty, budget), the roles of the model APIs' tools (argv: a program and its arguments run
 	// without a shell; commands: a batch's list; restart: a persistent shell's restart; output_limit: a
 	// batch's limit), or none (recorded only, like a description).
-	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=lines,enum=argv,enum=commands,enum=restart,enum=output_limit,enum=none"`
+	Role Role `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=command,enum=timeout,enum=workdir,enum=env,enum=background,enum=capture,enum=shell_id,enum=workspace,enum=session_id,enum=stdin,enum=yield,enum=tty,enum=budget,enum=lines,enum=offset,enum=argv,enum=commands,enum=restart,enum=output_limit,enum=none"`
 	// Lenient accepts a value of another JSON type instead of failing, leaving its interpretation to the role
 	// (codegensandbox reads a timeout that is not a number as the default).
 	Lenient bool `yaml:"lenient,omitempty" json:"lenient,omitempty"`

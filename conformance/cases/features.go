@@ -79,6 +79,9 @@ func Features(v *spec.Variant) []string {
 			if hasRole(spec.RoleSessionID) {
 				fs = append(fs, p+"unknown session id")
 			}
+			if kind == spec.KindSessionRead && t.Session != nil && t.Session.Page != nil {
+				fs = append(fs, p+"session page")
+			}
 		}
 		if t.Output != nil && t.Output.Budget != nil && (kind == spec.KindExec || kind == spec.KindSessionStart) {
 			fs = append(fs, p+"output budget")

@@ -146,6 +146,22 @@ func (b *builder) sessions() {
 				{Tool: start.Name, Params: startCall("sleep 3", yieldValue(start, 10*time.Second, false), nil)}, p3, p4},
 				NoSurvivors: true, MaxElapsed: window(start, short) + 3*time.Second + slack})
 	}
+	if r := st.read; r != nil && r.Session != nil && r.Session.Page != nil {
+		// A paged read (session.page): no read here waits (an offset, or lines past the read position), and
+		// the command runs on until the case's end, when what it left is killed.
+		read := func(set map[string]any) Step {
+			set["session_id"], set["yield"] = token(0), yieldValue(r, 2*time.Second, false)
+			return Step{Tool: r.Name, Params: sessionParams(r, set)}
+		}
+		var steps []Step
+		if r.Param(spec.RoleOffset) != nil {
+			steps = append(steps, read(map[string]any{"offset": 1, "lines": 2}), read(map[string]any{"offset": -2}))
+		}
+		steps = append(steps, read(map[string]any{"lines": 2}), read(map[string]any{}))
+		add("session: paged reads", "a read pages by lines: from a line, from the end, and from the read position on",
+			Case{Params: startCall("printf 'l1\\nl2\\nl3\\n'; sleep 10", short, nil), Steps: steps,
+				MaxElapsed: window(start, short) + slack, Features: []string{"tool " + r.Name + " session page"}})
+	}
 	if st.canTalk() {
 		add("session: a read answered through stdin", "a command waiting for a line gets it from a write, and exits",
 			Case{Params: startCall(`read x; echo "got:$x"`, short, st.onTerminal(map[string]any{})),
