@@ -46,8 +46,10 @@ func newStreams(t *tool) *streams {
 		s.rope = true
 		cfg.Unit, cfg.Head, cfg.Tail = resultCapacity(t)
 	case t.spec.Results.Spill != nil:
-		// A result spill saves the whole result: the streams are kept whole as far as a capture can.
-		cfg.Unit, cfg.Head = textcap.Bytes, textcap.MaxKeep
+		// A result spill saves the whole rendered result: the streams are kept whole up to the runtime's
+		// bound, the same as a tool with no limit (the call holds the output and the text rendered around
+		// it: docs/spec.md "Spilled results").
+		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
 	default:
 		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
 	}

@@ -28,7 +28,12 @@ func (c *call) spillResult(name spec.Outcome, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, _ = sf.Write([]byte(text))
+	// In pieces: a copy of the whole text as bytes would double what the call holds at its peak.
+	for rest := text; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		_, _ = sf.Write([]byte(rest[:n]))
+		rest = rest[n:]
+	}
 	path, capped, ferr := sf.finish(true)
 	if ferr != nil {
 		d.SpillError = ferr.Error()

@@ -108,11 +108,13 @@ func TestResultSpill(t *testing.T) {
 			want:    "[13 -11 error]R|11|>",
 		},
 		{
-			name:    "an output past the runtime's safety cap is kept whole",
+			// The output is kept to the runtime's bound (8 MiB = 8388608 bytes, its END cut off): the
+			// rendered result is R< + those bytes + > (8388611), of which 7 are shown.
+			name:    "an output past the runtime's bound is kept to its first 8 MiB",
 			spill:   "over: {limit: 10}\npath: out.txt\nhead: 2\ntail: 5",
 			command: "head -c 9000000 /dev/zero | tr '\\0' a; printf END",
-			want:    "[9000006 -8999999 FILE]R<|8999999|aEND>",
-			file:    "SIZE 9000006",
+			want:    "[8388611 -8388604 FILE]R<|8388604|aaaa>",
+			file:    "SIZE 8388611",
 		},
 		{
 			name:    "kept after Close",
@@ -151,7 +153,7 @@ func TestResultSpill(t *testing.T) {
 			case c.file == "" && err == nil:
 				t.Errorf("a file was made: %q", b)
 			case strings.HasPrefix(c.file, "SIZE "):
-				if want := strings.TrimPrefix(c.file, "SIZE "); err != nil || strconv.Itoa(len(b)) != want || !strings.HasSuffix(string(b), "aEND>") {
+				if want := strings.TrimPrefix(c.file, "SIZE "); err != nil || strconv.Itoa(len(b)) != want || !strings.HasSuffix(string(b), "aaaa>") {
 					t.Errorf("the file: %d bytes, %v; want %s", len(b), err, want)
 				}
 			case c.file != "" && (err != nil || string(b) != c.file):

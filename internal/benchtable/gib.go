@@ -31,6 +31,12 @@ const gibRSSGap = "Peak RSS < 32 MiB for 1 GiB is missed by some variants (measu
 	"(opencode) keeps up to 8 MiB of the output as well, for the answer it gives when the file cannot be written, and the Go heap " +
 	"grows to twice what it holds before a collection. The run fails past 56 MiB."
 
+// gibResultSpillGap is why a variant that spills its rendered result passes 32 MiB.
+const gibResultSpillGap = "Peak RSS < 32 MiB for 1 GiB is missed by a variant whose contract saves its whole rendered result to a file " +
+	"(spec results.spill; gemini-cli: 57-63 MiB measured 2026-11-26 with `/usr/bin/time -f %M agentbash run gemini-cli -- " +
+	"'head -c 1073741824 /dev/zero | tr \"\\0\" a'`): the result is rendered around the output, so the call keeps the output " +
+	"(up to the runtime's 8 MiB) and holds the rendered text beside it until the file is written. The run fails past 80 MiB."
+
 // gib pipes 1 GiB of output through each variant in an `agentbash run` process, against a shell whose
 // pipe `cat` reads (the floor of any program that reads the output) and one that writes to /dev/null
 // (nobody reads), and against a Go program that only reads it (the floor of a Go reader), interleaved; each
@@ -65,12 +71,16 @@ func gib(e *env) ([]*row, error) {
 	// of its own apart from its reader's, which costs any reader more context switches and CPU when the
 	// machine is busy, cat included. Such a variant is measured against cat reading a producer started so.
 	session := make([]bool, len(builtins))
+	resultSpill := make([]bool, len(builtins))
 	for i, id := range builtins {
 		v, err := variants.Spec(id)
 		if err != nil {
 			return nil, err
 		}
 		session[i] = v.Shell.Session
+		for _, t := range v.Tools {
+			resultSpill[i] = resultSpill[i] || t.Results.Spill != nil
+		}
 	}
 	var cat, catSession, devnull, iconv, gor figure
 	for _, f := range []*figure{&cat, &catSession, &devnull, &iconv, &gor} {
@@ -133,8 +143,12 @@ func gib(e *env) ([]*row, error) {
 			rows = append(rows, &row{measure: id + ": the same, against a producer in the reader's session", figure: secs(w),
 				baseline: code("| cat") + " " + secs(c), ratio: w / c})
 		}
+		gap, bound := gibRSSGap, 56.0
+		if resultSpill[i] {
+			gap, bound = gibResultSpillGap, 80
+		}
 		rows = append(rows, (&row{measure: id + ": its peak RSS", figure: mib(ours[i].rss)}).
-			judge(float64(ours[i].rss)/(1<<20), limit{max: 32, text: "< 32 MiB", memory: true, gap: gibRSSGap, bound: 56}))
+			judge(float64(ours[i].rss)/(1<<20), limit{max: 32, text: "< 32 MiB", memory: true, gap: gap, bound: bound}))
 	}
 	return rows, nil
 }

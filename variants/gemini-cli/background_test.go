@@ -129,7 +129,13 @@ func TestBackgroundTools(t *testing.T) {
 			if got := call("list_background_processes", `{}`); got != "No background processes found." {
 				t.Errorf("empty list: %q", got)
 			}
-			start, _ := json.Marshal(map[string]any{"command": tc.command, "is_background": true, "delay_ms": tc.delay})
+			// A command that ends within the delay ends the wait at its exit; with no delay the start could
+			// end while the command has printed but not yet exited, and the log would get the wait's "\n".
+			delay := tc.delay
+			if delay == 0 {
+				delay = 30000
+			}
+			start, _ := json.Marshal(map[string]any{"command": tc.command, "is_background": true, "delay_ms": delay})
 			call("run_shell_command", string(start))
 			shells := eng.Shells()
 			if len(shells) != 1 {

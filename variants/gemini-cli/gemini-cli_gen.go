@@ -609,8 +609,8 @@ func compiledSpec() (*spec.Variant, error) {
 			{
 				Topic:    "the 40,000-character cut",
 				Upstream: "the threshold is min(truncateToolOutputThreshold 40,000, 4 x (the model's token limit - the last prompt's tokens)): a session near its context limit cuts shorter results, with the header naming 20 % and 80 % of that threshold; the child-process buffer keeps the output's last 16 MB (16,777,216 UTF-16 units) and adds a line '[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to 16MB.]'",
-				Ours:     "results.spill cuts the rendered result at 40,000 UTF-16 units always; the output is kept whole up to 16 MiB of UTF-8 (a result spill's capture), past it its first 16 MiB, with no warning line",
-				Why:      "the engine does not see the model's context; a capture counts bytes or code points, not UTF-16 units, and keeps at most 16 MiB of text (textcap.MaxKeep); the two differ only for outputs over 16 MB",
+				Ours:     "results.spill cuts the rendered result at 40,000 UTF-16 units always; the output is kept whole up to 8 MiB of UTF-8 (the runtime's bound), past it its first 8 MiB, with no warning line",
+				Why:      "the engine does not see the model's context; the call holds the output and the result rendered around it, so the runtime's 8 MiB bound keeps a 1 GiB output's peak RSS near 60 MiB (16 MiB kept took it to 119 MiB); the two differ only for outputs over 8 MiB",
 			},
 			{
 				Topic:    "a background command that ends within delay_ms",
