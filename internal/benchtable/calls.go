@@ -23,10 +23,11 @@ var builtins = variants.IDs()
 // callGap is the cause of the per-call target's gap.
 const callGap = "A call ≤ 1.1x `exec.Command(...).Run()` is not met when the machine is busy. `Run()` leaves both streams " +
 	"to /dev/null; a call captures both (two pipes, read by two goroutines: the row \"both streams captured\" is " +
-	"that cost alone), kills the shell's process group when the shell ends, and sweeps the pids created during the " +
-	"call for processes that left the group (`runtime/proc`): the sweep reads the environment of every process " +
-	"created meanwhile anywhere on the machine, so its cost grows with the machine's other activity. The run " +
-	"fails past 1.6x."
+	"that cost alone) and contains the run (`runtime/proc`): where a cgroup can be made, the run starts in a " +
+	"cgroup of its own (clone3 into it; at the end cgroup.kill and its removal), else its process group is " +
+	"killed and the host's own descendants (it is a child subreaper) are swept for the run's marker; neither " +
+	"depends on the machine's other processes, but each is a few system calls Run() does not make, and on a " +
+	"busy 2-core machine the ratio moves. The run fails past 1.6x."
 
 // calls times one trivial call (`true`) through a long-lived engine of each variant against Go's own
 // os/exec of the same shell (`/bin/sh -c true`, or the variant's shell), in blocks interleaved with it.
