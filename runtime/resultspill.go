@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/agentbash/agentbash/spec"
 )
@@ -18,7 +17,7 @@ func (c *call) spillResult(name spec.Outcome, text string) (string, error) {
 		return text, nil
 	}
 	u := s.Over.Unit
-	total := measure(text, u)
+	total := units(text, u)
 	if total <= int64(s.Over.Limit) {
 		return text, nil
 	}
@@ -40,9 +39,9 @@ func (c *call) spillResult(name spec.Outcome, text string) (string, error) {
 	} else {
 		d.Spilled, d.SpillPath, d.SpillCapped = true, path, capped
 	}
-	head, tail := headOf(text, s.Head, u), tailOf(text, s.Tail, u)
+	head, tail := prefixUnits(text, s.Head, u), suffixUnits(text, s.Tail, u)
 	d.Total = total
-	d.Kept = measure(head, u) + measure(tail, u)
+	d.Kept = units(head, u) + units(tail, u)
 	d.Elided = total - d.Kept
 	d.SpillElided = d.Elided
 	var header, marker string
@@ -57,67 +56,4 @@ func (c *call) spillResult(name spec.Outcome, text string) (string, error) {
 		}
 	}
 	return header + head + marker + tail, nil
-}
-
-// measure counts s in unit u: bytes, code points, or UTF-16 code units.
-func measure(s string, u spec.SizeUnit) int64 {
-	if u != spec.UTF16 {
-		return units(s, u)
-	}
-	n := int64(0)
-	for _, r := range s {
-		n += int64(utf16Len(r))
-	}
-	return n
-}
-
-// utf16Len is the UTF-16 code units of r (an invalid byte, read as U+FFFD, is one).
-func utf16Len(r rune) int {
-	if r >= 0x10000 {
-		return 2
-	}
-	return 1
-}
-
-// headOf is the first n units of s (JavaScript's slice(0, n) in utf16; whole characters in bytes).
-func headOf(s string, n int, u spec.SizeUnit) string {
-	if u != spec.UTF16 {
-		return prefixUnits(s, n, u)
-	}
-	k := 0
-	for i, r := range s {
-		w := utf16Len(r)
-		if k+w > n {
-			if k < n { // the pair's high half: a lone surrogate, U+FFFD in UTF-8
-				return s[:i] + string(utf8.RuneError)
-			}
-			return s[:i]
-		}
-		k += w
-	}
-	return s
-}
-
-// tailOf is the last n units of s (JavaScript's slice(-n) in utf16; whole characters in bytes).
-func tailOf(s string, n int, u spec.SizeUnit) string {
-	if n <= 0 {
-		return ""
-	}
-	if u != spec.UTF16 {
-		return suffixUnits(s, n, u)
-	}
-	k, i := 0, len(s)
-	for i > 0 {
-		r, size := utf8.DecodeLastRuneInString(s[:i])
-		w := utf16Len(r)
-		if k+w > n {
-			if k < n { // the pair's low half
-				return string(utf8.RuneError) + s[i:]
-			}
-			break
-		}
-		k += w
-		i -= size
-	}
-	return s[i:]
 }

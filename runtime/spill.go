@@ -238,16 +238,47 @@ func (c *call) preview(p *spec.Preview, sn textcap.Snapshot, total int64) (strin
 	return head + marker + tail, elided, nil
 }
 
-// units counts s in unit u (chars: code points, as Go's range counts them).
+// units counts s in unit u (chars: code points, as Go's range counts them; utf16: UTF-16 code units, as
+// JavaScript's length counts them).
 func units(s string, u spec.SizeUnit) int64 {
-	if u == spec.Chars {
+	switch u {
+	case spec.Chars:
 		return int64(utf8.RuneCountInString(s))
+	case spec.UTF16:
+		n := int64(0)
+		for _, r := range s {
+			n += int64(utf16Len(r))
+		}
+		return n
 	}
 	return int64(len(s))
 }
 
-// prefixUnits is the first n units of s, whole characters only.
+// utf16Len is the UTF-16 code units of r (an invalid byte, read as U+FFFD, is one).
+func utf16Len(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
+}
+
+// prefixUnits is the first n units of s, whole characters only, but in utf16, where it is JavaScript's
+// slice(0, n): a cut inside a surrogate pair leaves its high half, U+FFFD in UTF-8.
 func prefixUnits(s string, n int, u spec.SizeUnit) string {
+	if u == spec.UTF16 {
+		k := 0
+		for i, r := range s {
+			w := utf16Len(r)
+			if k+w > n {
+				if k < n {
+					return s[:i] + string(utf8.RuneError)
+				}
+				return s[:i]
+			}
+			k += w
+		}
+		return s
+	}
 	if u == spec.Chars {
 		i := 0
 		for k := range s {
@@ -267,8 +298,28 @@ func prefixUnits(s string, n int, u spec.SizeUnit) string {
 	return s[:n]
 }
 
-// suffixUnits is the last n units of s, whole characters only.
+// suffixUnits is the last n units of s, whole characters only, but in utf16, where it is JavaScript's
+// slice(-n): a cut inside a surrogate pair leaves its low half, U+FFFD in UTF-8.
 func suffixUnits(s string, n int, u spec.SizeUnit) string {
+	if n <= 0 {
+		return ""
+	}
+	if u == spec.UTF16 {
+		k, i := 0, len(s)
+		for i > 0 {
+			r, size := utf8.DecodeLastRuneInString(s[:i])
+			w := utf16Len(r)
+			if k+w > n {
+				if k < n {
+					return string(utf8.RuneError) + s[i:]
+				}
+				break
+			}
+			k += w
+			i -= size
+		}
+		return s[i:]
+	}
 	if u == spec.Chars {
 		i := len(s)
 		for c := 0; c < n && i > 0; c++ {
