@@ -220,9 +220,15 @@ func (e *permEngine) Check(command string) Verdict {
 	if len(parts) <= 1 {
 		return e.check(command, command)
 	}
+	return strictest(parts, func(part string) Verdict { return e.check(command, part) }, e.allow)
+}
+
+// strictest is the verdict on a command line whose parts are checked one by one: the first part denied
+// denies the line, else the first asked for asks, else the line is allowed.
+func strictest(parts []string, check func(part string) Verdict, allow func() Verdict) Verdict {
 	var ask *Verdict
 	for _, part := range parts {
-		v := e.check(command, part)
+		v := check(part)
 		switch {
 		case v.Allowed:
 		case v.Decision == spec.DecisionAsk:
@@ -236,7 +242,7 @@ func (e *permEngine) Check(command string) Verdict {
 	if ask != nil {
 		return *ask
 	}
-	return e.allow()
+	return allow()
 }
 
 // subcommands lists the commands a compound command joins with ;, &, &&, ||, | and newlines, each as

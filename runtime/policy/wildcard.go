@@ -114,23 +114,15 @@ func (e *wildcardEngine) Check(command string) Verdict {
 		// Every command is allowed, so the line is: nothing to parse.
 		return e.allow()
 	}
-	var ask *Data
-	for _, part := range e.commands(command) {
-		d, pattern := e.decide(part)
-		switch d {
+	return strictest(e.commands(command), func(part string) Verdict {
+		switch d, pattern := e.decide(part); d {
 		case spec.DecisionDeny:
-			data := e.data(command, part, pattern, d)
-			return e.block(spec.DecisionDeny, data, nil)
+			return e.block(d, e.data(command, part, pattern, d), nil)
 		case spec.DecisionAsk:
-			if ask == nil {
-				ask = e.data(command, part, pattern, d)
-			}
+			return e.block(d, e.data(command, part, pattern, d), e.askMsg)
 		}
-	}
-	if ask != nil {
-		return e.block(spec.DecisionAsk, ask, e.askMsg)
-	}
-	return e.allow()
+		return e.allow()
+	}, e.allow)
 }
 
 func (e *wildcardEngine) data(command, part, pattern string, d spec.Decision) *Data {
