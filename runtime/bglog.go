@@ -209,17 +209,12 @@ func (c *call) logLines() (int, error) {
 	if r := c.t.spec.Read; r != nil {
 		n = r.Lines
 	}
-	prm := c.t.spec.Param(spec.RoleLines)
-	if prm == nil {
-		return n, nil
-	}
-	v, ok := c.params[prm.Name].(json.Number)
+	prm, f, ok, err := c.numberParam(spec.RoleLines)
 	if !ok {
 		return n, nil
 	}
-	f, err := v.Float64()
-	if err != nil || math.IsNaN(f) {
-		return 0, c.invalid(prm.Name, "must be a number")
+	if err != nil {
+		return 0, err
 	}
 	if m := prm.Minimum; m != nil && f < *m {
 		return 0, c.invalid(prm.Name, "must be >= "+strconv.FormatFloat(*m, 'f', -1, 64))

@@ -31,19 +31,32 @@ func pageLines(text string, dropped bool) []string {
 // intParam reads an integral parameter with role r: absent is def; a non-integral or non-finite number is
 // invalid.
 func (c *call) intParam(r spec.Role, def int64) (int64, error) {
-	prm := c.t.spec.Param(r)
-	if prm == nil {
+	prm, f, ok, err := c.numberParam(r)
+	switch {
+	case !ok:
 		return def, nil
-	}
-	n, ok := c.params[prm.Name].(json.Number)
-	if !ok {
-		return def, nil
-	}
-	f, err := n.Float64()
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	case err != nil:
+		return 0, err
+	case math.IsInf(f, 0):
 		return 0, c.invalid(prm.Name, "must be a number")
 	}
 	return int64(max(min(f, spec.MaxLogLines), -spec.MaxLogLines)), nil
+}
+
+// numberParam is the number sent for the parameter with role r: ok is false when the tool has no such
+// parameter or the call sent no number for it; a number that does not read as one (NaN) is invalid.
+func (c *call) numberParam(r spec.Role) (prm *spec.Param, f float64, ok bool, err error) {
+	if prm = c.t.spec.Param(r); prm == nil {
+		return nil, 0, false, nil
+	}
+	n, ok := c.params[prm.Name].(json.Number)
+	if !ok {
+		return prm, 0, false, nil
+	}
+	if f, err = n.Float64(); err != nil || math.IsNaN(f) {
+		return prm, 0, true, c.invalid(prm.Name, "must be a number")
+	}
+	return prm, f, true, nil
 }
 
 // pageSession reads a page of the session's lines. From the read position (offset 0) on a running
