@@ -165,13 +165,7 @@ func (o *ordered) read(f *os.File, stdout bool) {
 				return false
 			}
 			if n > 0 {
-				if stdout {
-					data := append([]byte(nil), o.buf[:n]...)
-					o.drainErr()
-					o.out.Write(data)
-				} else {
-					o.err.Write(o.buf[:n])
-				}
+				o.emit(o.buf[:n], stdout)
 			}
 			return true
 		})
@@ -181,19 +175,34 @@ func (o *ordered) read(f *os.File, stdout bool) {
 	}
 }
 
-// drainErr sends what the stderr pipe holds now, without waiting (under the lock), bounded so that a
-// child writing stderr without end cannot hold its stdout back.
-func (o *ordered) drainErr() {
+// emit sends what a read of one pipe got (under the lock): a piece of stdout after what the stderr pipe
+// holds then.
+func (o *ordered) emit(b []byte, stdout bool) {
+	if !stdout {
+		o.err.Write(b)
+		return
+	}
+	data := append([]byte(nil), b...) // drainErr reads into the same buffer
+	o.drainErr()
+	o.out.Write(data)
+}
+
+// drain sends what a pipe holds now, without waiting (under the lock), bounded so that a child writing
+// without end cannot hold the other stream back.
+func (o *ordered) drain(rc syscall.RawConn, stdout bool) {
 	for total := 0; total < 1<<20; {
 		var n int
 		var rerr error
-		if err := o.errRC.Control(func(fd uintptr) { n, rerr = readFD(int(fd), o.buf) }); err != nil || rerr != nil || n <= 0 {
+		if err := rc.Control(func(fd uintptr) { n, rerr = readFD(int(fd), o.buf) }); err != nil || rerr != nil || n <= 0 {
 			return
 		}
-		o.err.Write(o.buf[:n])
+		o.emit(o.buf[:n], stdout)
 		total += n
 	}
 }
+
+// drainErr sends what the stderr pipe holds now.
+func (o *ordered) drainErr() { o.drain(o.errRC, false) }
 
 // finish waits, once the run is over, for the readers to reach the pipes' ends, at most grace (the pipes
 // held open by descendants that escaped the run), then sends what the pipes still hold and closes them.
@@ -210,17 +219,7 @@ func (o *ordered) finish(grace time.Duration) {
 	}
 	o.mu.Lock()
 	if rc, err := o.outR.SyscallConn(); err == nil {
-		for total := 0; total < 1<<20; {
-			var n int
-			var rerr error
-			if rc.Control(func(fd uintptr) { n, rerr = readFD(int(fd), o.buf) }) != nil || rerr != nil || n <= 0 {
-				break
-			}
-			data := append([]byte(nil), o.buf[:n]...)
-			o.drainErr()
-			o.out.Write(data)
-			total += n
-		}
+		o.drain(rc, true)
 	}
 	o.drainErr()
 	o.mu.Unlock()
