@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -123,6 +124,16 @@ func (v *Variant) check() Errors {
 	}
 	if v.Shell.SpawnError != "" {
 		c.template("/shell/spawn_error", v.Shell.SpawnError)
+	}
+	if u := v.Shell.User; u != nil {
+		switch {
+		case v.Shell.Embedded:
+			c.errf("/shell/user", "the user's shell is a program: the embedded shell has none")
+		case u.Env == "":
+			c.errf("/shell/user/env", "user needs env, the variable that names the user's shell (SHELL)")
+		case u.Fallback != "" && !filepath.IsAbs(u.Fallback):
+			c.errf("/shell/user/fallback", "fallback %q: not an absolute path", u.Fallback)
+		}
 	}
 
 	policies := map[string]bool{}

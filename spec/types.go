@@ -143,6 +143,21 @@ type Shell struct {
 	// Wrap rewrites each command before the shell runs it (a guard prefix, a subshell with a trap), and can
 	// have the shell report the jobs it left running.
 	Wrap *CommandWrap `yaml:"wrap,omitempty" json:"wrap,omitempty"`
+
+	// User picks the program from the user's environment, as a host that honours $SHELL does; Argv's
+	// first element is then the fallback, looked up on PATH when it is a bare name.
+	User *UserShell `yaml:"user,omitempty" json:"user,omitempty"`
+}
+
+// UserShell is how a host chooses the user's shell: the program a variable names when it is set, not
+// refused and found; else the shell's argv[0] (a bare name looked up on the commands' PATH); else Fallback.
+type UserShell struct {
+	// Env is the variable that names the user's shell (SHELL).
+	Env string `yaml:"env" json:"env"`
+	// Refuse lists the shells (by base name, any case) the host does not take from the variable (fish, nu).
+	Refuse []string `yaml:"refuse,omitempty" json:"refuse,omitempty"`
+	// Fallback is the program when argv[0] is a bare name not found on PATH (/bin/sh).
+	Fallback string `yaml:"fallback,omitempty" json:"fallback,omitempty"`
 }
 
 // Sandbox is how a variant's commands are confined by default.

@@ -70,6 +70,9 @@ func Of(v *spec.Variant) Column {
 	}
 	c.Tools = strings.Join(names, ", ")
 	c.Shell = strings.Join(v.Shell.Argv, " ")
+	if v.Shell.User != nil {
+		c.Shell = userShell(v.Shell)
+	}
 	if v.Shell.Embedded {
 		c.Shell = "embedded (mvdan.cc/sh)"
 	}
@@ -492,4 +495,20 @@ func spillKept(p *spec.Preview) string {
 		return fmt.Sprintf("head %d and tail %d %s%s of a spilled output", p.Head, p.Tail, p.Unit, lines)
 	}
 	return fmt.Sprintf("head (first %d %s) of a spilled output", p.Head, p.Unit)
+}
+
+// userShell describes a shell chosen from the user's environment: "$SHELL (not fish, nu) -c, else bash -c,
+// else /bin/sh -c".
+func userShell(sh spec.Shell) string {
+	rest := strings.Join(sh.Argv[1:], " ")
+	with := func(prog string) string { return strings.TrimSpace(prog + " " + rest) }
+	first := "$" + sh.User.Env
+	if len(sh.User.Refuse) > 0 {
+		first += " (not " + strings.Join(sh.User.Refuse, ", ") + ")"
+	}
+	out := with(first) + ", else " + with(sh.Argv[0])
+	if sh.User.Fallback != "" {
+		out += ", else " + with(sh.User.Fallback)
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func startExternal(s Spec, a attrs) (*Process, error) {
 	path := a.path
 	if path == "" {
 		var err error
-		if path, err = lookPath(s.Argv[0], s.Env, s.Dir); err != nil {
+		if path, err = LookPath(s.Argv[0], s.Env, s.Dir); err != nil {
 			return nil, err
 		}
 	}
@@ -270,13 +270,13 @@ func waitExited(pid int) error {
 	}
 }
 
-// lookPath finds file in the PATH of env, like execvp: names with a slash are
+// LookPath finds file in the PATH of env, like execvp: names with a slash are
 // used as they are; relative PATH entries are resolved against dir.
-func lookPath(file string, env []string, dir string) (string, error) {
+func LookPath(file string, env []string, dir string) (string, error) {
 	if strings.Contains(file, "/") {
 		return file, nil
 	}
-	pathEnv, ok := getenv(env, "PATH")
+	pathEnv, ok := Getenv(env, "PATH")
 	if !ok {
 		pathEnv = defaultPath
 	}
@@ -297,8 +297,8 @@ func lookPath(file string, env []string, dir string) (string, error) {
 	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
 }
 
-// getenv returns the last value of key in env, as execve's consumers see it.
-func getenv(env []string, key string) (string, bool) {
+// Getenv returns the last value of key in env, as execve's consumers see it.
+func Getenv(env []string, key string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
 			return v, true
