@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,9 +72,11 @@ func TestBehavior(t *testing.T) {
 			ErrFn: func(w *behavior.Workspace) *runtime.ToolError {
 				return &runtime.ToolError{Type: "Error", Message: "NotFound: FileSystem.access (" + w.Dir + "/missing)"}
 			}},
-		// Bun's posix_spawn error for a working directory that is a file.
+		// Bun's posix_spawn error for a working directory that is a file, naming the shell OpenCode chose.
 		{Name: "workdir a file", Params: behavior.CmdWith("pwd", "workdir", "file"),
-			Err: &runtime.ToolError{Type: "Error", Message: "ENOTDIR: not a directory, posix_spawn '/bin/bash'"}},
+			ErrFn: func(*behavior.Workspace) *runtime.ToolError {
+				return &runtime.ToolError{Type: "Error", Message: "ENOTDIR: not a directory, posix_spawn '" + acceptableShell() + "'"}
+			}},
 		// The schema's issues, before execute.
 		{Name: "workdir null", Params: behavior.CmdWith("pwd", "workdir", nil), Err: schemaError("Expected string | undefined, got null", "workdir")},
 		{Name: "timeout a fraction", Params: behavior.CmdWith("echo hi", "timeout", 1.5), Err: schemaError("Expected an integer, got 1.5", "timeout")},
@@ -158,4 +162,18 @@ func unquote(t *testing.T, res json.RawMessage) string {
 		t.Fatalf("not a text result: %s", res)
 	}
 	return s
+}
+
+// acceptableShell is the shell OpenCode 1.18.33 runs (Shell.acceptable): $SHELL when it is set, is not
+// fish or nu and is a file; else the first bash on PATH; else /bin/sh.
+func acceptableShell() string {
+	if sh := os.Getenv("SHELL"); sh != "" && filepath.Base(sh) != "fish" && filepath.Base(sh) != "nu" {
+		if fi, err := os.Stat(sh); err == nil && fi.Mode().IsRegular() {
+			return sh
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
 }
