@@ -58,6 +58,7 @@ func TestSpillHeadHeld(t *testing.T) {
 		spilled                     bool
 		maxHead                     int // bytes of the capture's head at the end
 		whole                       bool
+		universal                   bool // output.newlines: universal
 	}{
 		{
 			name:    "tail in bytes and lines",
@@ -94,7 +95,7 @@ func TestSpillHeadHeld(t *testing.T) {
 			spill:   "over: {unit: bytes, limit: 60000}\npath: out.txt\npreview: {keep: head, head: 10}",
 			extra:   "timeout: {unit: s, default: 20, expiry: kill}",
 			command: "yes '' | head -n 50000 | sed 's/$/\\r/'",
-			maxHead: 50000, whole: true,
+			maxHead: 50000, whole: true, universal: true,
 		},
 		{
 			name:    "a bound in lines only: held up to the safety bound",
@@ -117,7 +118,7 @@ func TestSpillHeadHeld(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := spillTool(t, c.spill, c.extra)
-			if strings.Contains(c.extra, "newlines") || strings.Contains(c.name, "newlines") {
+			if c.universal {
 				v.Tools[0].Output.Newlines = spec.NewlinesUniversal
 			}
 			ws := t.TempDir()
@@ -164,5 +165,71 @@ func TestSpillHeadHeld(t *testing.T) {
 					call.data.Output[:min(len(call.data.Output), 60)], len(want), want[:min(len(want), 60)], err)
 			}
 		})
+	}
+}
+
+// TestSpillWriteFailsMidway: a file that started and then could not be written on (a full disk, here
+// /dev/full in its place) is kept with what went in before the failure; the output still spills, its file
+// capped, and .SpillError says why; a file that cannot be started leaves nothing and the output whole.
+func TestSpillWriteFailsMidway(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	v := spillTool(t, "over: {unit: bytes, limit: 100}\npath: out.txt\nlifetime: keep\npreview: {keep: head, head: 5}", "")
+	tl := compileTool(v, &v.Tools[0])
+	chunk := []byte(strings.Repeat("0123456789", 10<<10)) // 100 KiB: past what memory holds
+	for _, c := range []struct {
+		name    string
+		fail    bool // the file is replaced by /dev/full once it started
+		spilled bool
+		file    int // bytes in the file; -1: none
+	}{
+		{"written whole", false, true, 2 * len(chunk)},
+		{"full midway", true, true, len(chunk)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out.txt")
+			sf := &spillFile{e: &Engine{}, path: path, max: 1 << 30, memory: spillMemory, lifetime: spec.SpillKeep}
+			capture := textcap.New(textcap.Config{Decode: textcap.Replace, Head: safetyCap, CountLines: true})
+			started := 0
+			sf.started = func() { started++; capture.LimitHead(200) }
+			for i := range 2 {
+				_, _ = capture.Write(chunk)
+				_, _ = sf.Write(chunk)
+				if i == 0 && c.fail {
+					full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+					if err != nil {
+						t.Skip(err)
+					}
+					_ = sf.f.Close()
+					sf.f = full
+				}
+			}
+			capture.Close()
+			sn := capture.Snapshot()
+			call := &call{t: tl, spill: sf}
+			call.snaps.output = &sn
+			if err := call.applySpill(spec.OutcomeSuccess); err != nil {
+				t.Fatal(err)
+			}
+			d := call.data
+			b, err := os.ReadFile(path)
+			if started != 1 || d.Spilled != c.spilled || d.SpillCapped != c.fail || (d.SpillError != "") != c.fail ||
+				d.SpillPath != path || d.Output != "01234" || err != nil || len(b) != c.file || len(sn.Head) != 200 {
+				t.Errorf("started %d, spilled %v capped %v error %q path %q output %q; file %d bytes (%v), head %d",
+					started, d.Spilled, d.SpillCapped, d.SpillError, d.SpillPath, d.Output, len(b), err, len(sn.Head))
+			}
+		})
+	}
+	// Not started (its directory is a file): nothing is left, the error is returned, and the output stays.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sf := &spillFile{e: &Engine{}, path: filepath.Join(dir, "f", "out.txt"), max: 1 << 30, memory: 10, lifetime: spec.SpillKeep}
+	sf.started = func() { t.Error("started called for a file that did not start") }
+	_, _ = sf.Write(chunk)
+	if path, capped, err := sf.finish(true); path != "" || capped || err == nil {
+		t.Errorf("not started: %q %v %v", path, capped, err)
 	}
 }
