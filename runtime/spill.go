@@ -39,7 +39,7 @@ type spillFile struct {
 	mu      sync.Mutex
 	buf     []byte
 	f       *os.File
-	opened  bool // the file started: what memory held is in it
+	opened  bool  // the file started: what memory held is in it
 	written int64 // bytes in buf or the file
 	raw     int64 // bytes seen
 	err     error
