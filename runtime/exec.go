@@ -25,6 +25,8 @@ type streams struct {
 	output   *textcap.Capture
 	// rope marks streams held whole-or-head/tail for a result-level truncation.
 	rope bool
+	// alone marks streams that only a spill sizes (no truncation: held whole up to the safety bound).
+	alone bool
 	// window counts the combined output's lines for a budget (output.budget), and holds its capture.
 	window *window
 	// seq reads stdout and stderr, captured apart, as one text (capture: sequential; sequential.go).
@@ -54,7 +56,8 @@ func newStreams(t *tool) *streams {
 		cfg.Unit, cfg.Head = textcap.Bytes, safetyCap
 	}
 	if sp := o.Spill; sp != nil {
-		spillCapacity(&cfg, sp, o.Truncate == nil && !s.rope)
+		s.alone = o.Truncate == nil && !s.rope
+		spillCapacity(&cfg, sp, s.alone)
 	}
 	if s.combined {
 		s.output = textcap.New(cfg)
@@ -90,6 +93,42 @@ func spillCapacity(cfg *textcap.Config, sp *spec.Spill, alone bool) {
 		cfg.Head = max(cfg.Head, p.Head+p.Tail)
 		cfg.Tail = max(cfg.Tail, p.Tail+1)
 	}
+}
+
+// spillHead is the head, in the capture's unit, that a capture sized by its spill alone needs once the
+// file has started: the whole of an output within the bound's limit (one unit more), the preview's head,
+// and both ends when they may meet (the tail's ring stays as it is). It is 0, the capture keeping its
+// safety bound, when an output over the limit may still be answered whole: a bound in lines only, an
+// outcome that does not spill, or a timeout that moves the run to the background.
+func spillHead(t *spec.Tool, alone bool) int {
+	sp := t.Output.Spill
+	if !alone || sp == nil || sp.Over.Limit <= 0 {
+		return 0
+	}
+	for _, o := range []spec.Outcome{spec.OutcomeSuccess, spec.OutcomeFailure, spec.OutcomeTimeout} {
+		if !sp.Spills(o) {
+			return 0
+		}
+	}
+	if t.Timeout != nil && t.Timeout.Expiry == spec.ExpiryBackground {
+		return 0
+	}
+	unit := sizeUnit(sp.Preview.Unit)
+	n := sp.Over.Limit + 1
+	if unit == textcap.Bytes && sp.Over.Unit != spec.Bytes {
+		n *= 4 // a character is up to 4 bytes
+	}
+	p := sp.Preview
+	switch p.Keep {
+	case spec.KeepHead:
+		n = max(n, p.Head)
+	case spec.KeepHeadTail:
+		n = max(n, p.Head+p.Tail)
+	}
+	if unit == textcap.Bytes && p.Unit != spec.Bytes {
+		n = max(n, 4*(p.Head+p.Tail)) // a preview in another unit than bytes: up to 4 bytes each
+	}
+	return n
 }
 
 // resultCapacity sizes the stream captures for every result-level truncation of the tool: the largest
@@ -225,6 +264,11 @@ func (c *call) exec() (json.RawMessage, error) {
 		}
 		c.spill = sf
 		defer sf.finish(false) // a run that did not end in a result: nothing spills
+		if n := spillHead(t.spec, st.alone); n > 0 {
+			// Once the file holds the output, the capture keeps only what the preview and the bound need.
+			out := st.output
+			sf.started = func() { out.LimitHead(n) }
+		}
 		stdout = io.MultiWriter(stdout, sf)
 		stderr = stdout
 	}

@@ -36,7 +36,8 @@ func (c *call) spillResult(name spec.Outcome, text string) (string, error) {
 	path, capped, ferr := sf.finish(true)
 	if ferr != nil {
 		d.SpillError = ferr.Error()
-	} else {
+	}
+	if path != "" { // a file whose writing failed after it started is kept, capped (spillFile.finish)
 		d.Spilled, d.SpillPath, d.SpillCapped = true, path, capped
 	}
 	head, tail := prefixUnits(text, s.Head, u), suffixUnits(text, s.Tail, u)

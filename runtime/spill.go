@@ -32,9 +32,14 @@ type spillFile struct {
 	memory   int    // bytes held before the file starts
 	lifetime spec.SpillLifetime
 
+	// started, when set, is called once the file has started (its memory written to it): the captures
+	// then need keep no more of the output than the preview and the bound need.
+	started func()
+
 	mu      sync.Mutex
 	buf     []byte
 	f       *os.File
+	opened  bool  // the file started: what memory held is in it
 	written int64 // bytes in buf or the file
 	raw     int64 // bytes seen
 	err     error
@@ -96,8 +101,12 @@ func (s *spillFile) Write(p []byte) (int, error) {
 			s.buf = nil
 			return n, nil
 		}
+		if s.started != nil {
+			s.started()
+		}
 	}
-	if _, err := s.f.Write(p); err != nil {
+	if m, err := s.f.Write(p); err != nil {
+		s.written += int64(m) // the file keeps what went in before the failure
 		s.err = err
 		return n, nil
 	}
@@ -124,11 +133,14 @@ func (s *spillFile) open() error {
 		}
 	}
 	s.buf = nil
+	s.opened = true
 	return nil
 }
 
 // finish ends the writer: with keep, the file is completed and kept (path returned, capped reporting a
-// file cut at its cap); otherwise a file started is removed. Writes after it are ignored.
+// file cut at its cap); otherwise a file started is removed. Writes after it are ignored. With keep, a
+// file that could not be started is removed and only the error returned; one whose writing failed after
+// it started is kept as it is, with its path, capped and the error (the output spilled, its file is short).
 func (s *spillFile) finish(keep bool) (path string, capped bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,6 +157,9 @@ func (s *spillFile) finish(keep bool) (path string, capped bool, err error) {
 		}
 	}
 	s.buf = nil
+	if keep && s.err != nil && s.opened {
+		return s.path, true, s.err
+	}
 	if !keep || s.err != nil {
 		if s.f != nil {
 			_ = os.Remove(s.path)
@@ -184,7 +199,9 @@ func (c *call) applySpill(outcome spec.Outcome) error {
 	c.data.SpillSize, c.data.SpillLines = size, lines
 	if err != nil {
 		c.data.SpillError = err.Error()
-		return nil
+		if path == "" {
+			return nil // not started: the output did not spill, and the capture holds it whole
+		}
 	}
 	c.data.Spilled, c.data.SpillPath, c.data.SpillCapped = true, path, capped
 	total := sn.Bytes // the text's size in the preview's unit

@@ -24,7 +24,8 @@ type ResultSpill struct {
 	Head int `yaml:"head" json:"head" jsonschema:"minimum=0,maximum=268435456"`
 	Tail int `yaml:"tail" json:"tail" jsonschema:"minimum=0,maximum=268435456"`
 	// Header is a template put before the head; Marker one put between the head and the tail. Data: the
-	// call's, with .SpillPath (the file; "" when it could not be written, .SpillError then says why),
+	// call's, with .SpillPath (the file; "" when it could not be started, .SpillError then says why; a write
+	// that failed after it started leaves it short, with .SpillCapped and .SpillError),
 	// .SpillCapped, .Total (the text's units), .Kept (Head + Tail) and .Elided (the units left out).
 	Header string `yaml:"header,omitempty" json:"header,omitempty"`
 	Marker string `yaml:"marker,omitempty" json:"marker,omitempty"`

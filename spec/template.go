@@ -140,7 +140,8 @@ type Data struct {
 	// A spilled output (output.spill). Spilled reports that the output was saved to a file and .Output is
 	// its preview; SpillPath is the file's path; SpillSize the whole output's size in the spill bound's
 	// unit, SpillLines its lines, SpillElided the units the preview leaves out; SpillCapped reports a file
-	// cut at max_bytes; SpillError says why the file could not be written (the output then did not spill).
+	// cut at max_bytes (or short: a write failed after it started); SpillError says why the file could not be
+	// written (the output then did not spill, or, when it started, spilled to the short file).
 	Spilled, SpillCapped               bool
 	SpillPath, SpillError              string
 	SpillSize, SpillLines, SpillElided int64

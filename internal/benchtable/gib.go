@@ -26,10 +26,11 @@ const gibGap = "1 GiB through a variant ≤ 1.1x `| cat` is not met on every run
 
 // gibRSSGap is why a few variants' peak RSS passes 32 MiB for 1 GiB of output.
 const gibRSSGap = "Peak RSS < 32 MiB for 1 GiB is missed by some variants (measured 2026-11-26 with `go run ./internal/benchtable " +
-	"-quick -run GiB`: agentrail 33.7 MiB, opencode 49.3 MiB; rye 21.1 MiB). The floor of `agentbash run` rose from about 18 to 21 MiB with " +
-	"fourteen compiled specs in the binary; agentrail keeps its 1 MiB head of each stream; a variant whose output spills to a file " +
-	"(opencode) keeps up to 8 MiB of the output as well, for the answer it gives when the file cannot be written, and the Go heap " +
-	"grows to twice what it holds before a collection. The run fails past 56 MiB."
+	"-quick -run GiB`: agentrail 33.7 MiB; rye 21.1 MiB). The floor of `agentbash run` rose from about 18 to 21 MiB with " +
+	"fourteen compiled specs in the binary; agentrail keeps its 1 MiB head of each stream. A variant whose output spills to a file " +
+	"(opencode) keeps its head up to 8 MiB only until the file starts (for the answer it gives when the file cannot be started), " +
+	"then the bound and the preview (opencode about 21-22 MiB, measured 2026-11-26 with `/usr/bin/time -f %M agentbash run " +
+	"opencode -- 'yes | head -c 1073741824'`). The run fails past 56 MiB."
 
 // gibResultSpillGap is why a variant that spills its rendered result passes 32 MiB.
 const gibResultSpillGap = "Peak RSS < 32 MiB for 1 GiB is missed by a variant whose contract saves its whole rendered result to a file " +

@@ -52,6 +52,39 @@ func (s *sink) reset(head int) {
 	s.bytes, s.chars, s.newlines = 0, 0, 0
 }
 
+// limitHead lowers the head capacity to n units, keeping the first n units held. The head is copied to a
+// buffer of its new size: the old one is released, and a Snapshot copying it unlocked still reads bytes
+// that never change.
+func (s *sink) limitHead(n int) {
+	if n >= s.headCap {
+		return
+	}
+	keep := len(s.head)
+	if s.headUnits > n {
+		keep = n
+		if s.unit == Chars {
+			keep = runeOffset(s.head, n)
+		}
+		s.headUnits = n
+	}
+	s.headCap, s.headMax = n, n
+	if s.unit == Chars {
+		s.headMax = 4 * n
+	}
+	s.head = append(make([]byte, 0, keep), s.head[:keep]...)
+}
+
+// runeOffset is the byte length of the first n runes of b, as Go's range over a string counts them (how a
+// Chars head counts its units: a valid sequence or an invalid byte kept by Raw is one).
+func runeOffset(b []byte, n int) int {
+	i := 0
+	for ; n > 0 && i < len(b); n-- {
+		_, w := utf8.DecodeRune(b[i:])
+		i += w
+	}
+	return i
+}
+
 func (s *sink) clone() sink {
 	t := *s
 	t.head = append([]byte(nil), s.head...)

@@ -174,6 +174,25 @@ func (c *Capture) WriteString(s string) (int, error) {
 	return c.Write([]byte(s))
 }
 
+// LimitHead lowers the head bound to n units on a live capture (a bound of n or less already: nothing
+// changes): the head keeps its first n units (whole characters with Chars), the memory that held more is
+// released, and from then on at most n units are kept. The counts, the lines and the tail stay those of the
+// whole text, and Snapshot.Complete is then whether the text is within n units. It is safe to call
+// concurrently with Write and Snapshot.
+func (c *Capture) LimitHead(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := &c.p
+	n = clampCap(n, p.cfg.Unit)
+	if n >= p.cfg.Head {
+		return
+	}
+	p.cfg.Head = n
+	p.out.limitHead(n)
+	// Held white space that may be trailing was given the head's room when its run began.
+	p.ws.limitHead(min(p.ws.headCap, p.out.headRoom()))
+}
+
 // Close marks the end of the stream: an incomplete trailing UTF-8 sequence becomes, by Decode, the error
 // "unexpected end of data" (Strict), one U+FFFD (Replace), nothing (Ignore) or its bytes (Raw); held
 // trailing white space is dropped (Strip). Close is idempotent.
