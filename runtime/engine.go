@@ -191,10 +191,7 @@ func New(v *spec.Variant, opts ...Option) (*Engine, error) {
 		e.cfg.terminal = io.Discard
 	}
 	if len(e.cfg.argv) == 0 {
-		e.cfg.argv = v.Shell.Argv
-		if e.cfg.executor == nil || e.cfg.executor == proc.Local {
-			e.cfg.argv = userShell(v.Shell, e.cfg.env)
-		}
+		e.cfg.argv = userShell(v.Shell, e.cfg.env)
 	}
 	if e.policies, err = policy.CompileVariant(v, e.cfg.policy...); err != nil {
 		return nil, err
