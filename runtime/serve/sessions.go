@@ -244,6 +244,14 @@ func (w *idCapture) capture() {
 		w.c.id = id
 		w.c.requests = 1 // this request, until it ends
 		w.t.byID[id] = w.c
+		return
+	}
+	// An answer with no session id (server/discover, a refused initialize) made no session: it stops
+	// counting before the client has it, so the client's next request (its initialize) finds the room.
+	// The handler's context lives until it returns (the release after ServeHTTP cancels it).
+	if !w.c.released {
+		w.c.released = true
+		w.t.live--
 	}
 }
 
