@@ -125,9 +125,6 @@ func spillHead(t *spec.Tool, alone bool) int {
 	case spec.KeepHeadTail:
 		n = max(n, p.Head+p.Tail)
 	}
-	if unit == textcap.Bytes && p.Unit != spec.Bytes {
-		n = max(n, 4*(p.Head+p.Tail)) // a preview in another unit than bytes: up to 4 bytes each
-	}
 	return n
 }
 
