@@ -361,6 +361,13 @@ func (c *call) collect(s *session, win *window, start, deadline time.Time, budge
 	c.data.OutputBytes = total
 	c.data.Stdout, c.data.StdoutBytes, c.data.StdoutTruncated = c.data.Output, total, c.data.OutputTruncated
 	c.data.Truncated = c.data.OutputTruncated
+	return c.sessionAnswer(s, exited)
+}
+
+// sessionAnswer renders a window's answer once its data is filled: the session still running, or its
+// exit (success or failure), after which the session is forgotten, given back (a start's) or kept
+// (keep_exited).
+func (c *call) sessionAnswer(s *session, exited bool) (json.RawMessage, error) {
 	c.data.SessionID = s.ID()
 	c.data.Pid = s.p.Pid()
 	if !exited {

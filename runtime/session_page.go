@@ -141,19 +141,5 @@ func (c *call) pageSession(s *session, window time.Duration) (json.RawMessage, e
 	c.data.Log, _ = c.redactPiece(piece{text: strings.Join(page, "\n"), after: from > 0 || dropped, open: !exited || end < total})
 	c.data.LogLineCount, c.data.PageFrom, c.data.PageLines = total, from, int64(len(page))
 	c.data.PageRemaining = max(0, total-end)
-	c.data.SessionID = s.ID()
-	c.data.Pid = s.p.Pid()
-	if !exited {
-		c.data.Running = true
-		return c.render(spec.OutcomeRunning)
-	}
-	if !c.e.v.Sessions.KeepExited {
-		c.e.sess.Forget(s)
-	}
-	c.fillExit(s.p.Exit())
-	if c.data.ExitCode == 0 && c.data.Signal == 0 {
-		c.data.Success = true
-		return c.render(spec.OutcomeSuccess)
-	}
-	return c.render(spec.OutcomeFailure)
+	return c.sessionAnswer(s, exited)
 }
