@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -26,6 +27,19 @@ func pageLines(text string, dropped bool) []string {
 		lines = lines[1:]
 	}
 	return lines
+}
+
+// pageCount is len(pageLines(text, dropped)), counted without splitting the log (a waiting read counts at
+// each change of it).
+func pageCount(text []byte, dropped bool) int64 {
+	if len(text) == 0 {
+		return 0
+	}
+	n := int64(bytes.Count(text, []byte{'\n'})) + 1
+	if dropped && n > 1 {
+		n--
+	}
+	return n
 }
 
 // intParam reads an integral parameter with role r: absent is def; a non-integral or non-finite number is
@@ -85,7 +99,7 @@ func (c *call) pageSession(s *session, window time.Duration) (json.RawMessage, e
 	}
 	count := func() int64 {
 		raw, dropped, _ := lg.since(0)
-		return int64(len(pageLines(string(raw), dropped)))
+		return pageCount(raw, dropped)
 	}
 	start := time.Now()
 	if offset == 0 && !s.exited() && window > 0 {
