@@ -168,6 +168,7 @@ func TestSessionPageSpecErrors(t *testing.T) {
 		{"      since: write\n", "      since: write\n      page: {lines: 1}\n", "page says how a session_read reads"},
 		{"      page: {lines: 3, rewind_exited: true}\n", "      since: write\n", "since says where a session_write's window starts"},
 		{"      - {name: offset, type: integer, role: offset}\n", "      - {name: offset, type: string, role: offset}\n", "role offset: its type is integer or number"},
+		{"      - {name: length, type: integer, role: lines}\n", "      - {name: length, type: string, role: lines}\n", `parameter "length" has role lines: its type is integer or number, not string`},
 		{"      - {name: text, type: string, required: true, role: stdin}\n", "      - {name: text, type: string, required: true, role: stdin}\n      - {name: at, type: integer, role: offset}\n", "which only a session_read tool with session.page has"},
 		{"      unknown_id: {type: ToolError, message: \"cannot write to {{.ID}}\"}\n", "      unknown_id: {result: nope, message: x}\n", `result case "nope" is not in results.cases`},
 	} {

@@ -75,14 +75,9 @@ func (c *checker) backgroundLog() {
 func (c *checker) logTool(ptr string, t *Tool, kind Kind, roles map[Role]string) {
 	hasLog := c.v.Background != nil && c.v.Background.Log != nil
 	if name, ok := roles[RoleLines]; ok {
-		for _, p := range t.Params {
-			if p.Name == name && p.Type != TypeInteger && p.Type != TypeNumber {
-				c.errf(ptr+"/params", "parameter %q has role lines: its type is integer or number, not %s", name, p.Type)
-			}
-		}
-		paged := kind == KindSessionRead && t.Session != nil && t.Session.Page != nil
+		c.numberRole(ptr, t, RoleLines)
 		switch {
-		case paged:
+		case pagedRead(t, kind):
 			// a paged session_read: how many lines a read returns
 		case kind != KindPoll:
 			c.errf(ptr+"/params", "parameter %q has role lines, which only a poll tool (or a session_read with session.page) has", name)

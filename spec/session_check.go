@@ -50,14 +50,10 @@ func (c *checker) sessionTool(ptr string, t *Tool, kind Kind, roles map[Role]str
 		c.errf(ptr+"/params", "parameter %q has role yield, which only a session_start, session_write or session_read tool has (or an exec tool with a wait block)", name)
 	}
 	only(RoleTTY, kind == KindSessionStart, "a session_start tool")
-	paged := kind == KindSessionRead && t.Session != nil && t.Session.Page != nil
+	paged := pagedRead(t, kind)
 	only(RoleOffset, paged, "a session_read tool with session.page")
-	if name, ok := roles[RoleOffset]; ok && paged {
-		for _, p := range t.Params {
-			if p.Name == name && p.Type != TypeInteger && p.Type != TypeNumber {
-				c.errf(ptr+"/params", "parameter %q has role offset: its type is integer or number, not %s", name, p.Type)
-			}
-		}
+	if paged {
+		c.numberRole(ptr, t, RoleOffset)
 	}
 	if name, ok := roles[RoleBudget]; ok && (t.Output == nil || t.Output.Budget == nil) {
 		c.errf(ptr+"/params", "parameter %q has role budget but the tool has no output.budget", name)
@@ -207,5 +203,17 @@ func (c *checker) budget(op string, t *Tool) {
 	}
 	if b.Unit == BudgetChars && t.Output.Decode == DecodeRaw {
 		c.errf(bp+"/unit", "a budget in chars needs decoded text (decode is raw)")
+	}
+}
+
+// pagedRead reports whether a tool of kind is a session_read that pages through the output (session.page).
+func pagedRead(t *Tool, kind Kind) bool {
+	return kind == KindSessionRead && t.Session != nil && t.Session.Page != nil
+}
+
+// numberRole checks that the tool's parameter with role r, when it has one, is an integer or a number.
+func (c *checker) numberRole(ptr string, t *Tool, r Role) {
+	if p := t.Param(r); p != nil && p.Type != TypeInteger && p.Type != TypeNumber {
+		c.errf(ptr+"/params", "parameter %q has role %s: its type is integer or number, not %s", p.Name, r, p.Type)
 	}
 }
