@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -175,7 +176,7 @@ func TestBaseline(t *testing.T) {
 	if back := write("back.yaml", string(y)); len(back.Failures) != 1 || back.Failures[0] != nb.Failures[0] {
 		t.Errorf("round trip: %+v\n%s", back, y)
 	}
-	for _, bad := range []string{"failures:\n  - case: x\n", "failures: []\nraces:\n  - cases: x\n    got: '('\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reason: r\n", "failures:\n  - case: x\n    reason: a\n  - case: x\n    reason: b\n", "nope: 1\n"} {
+	for _, bad := range []string{"failures:\n  - case: x\n", "failures: []\nraces:\n  - cases: x\n    got: '('\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reordered: false\n    reason: r\n", "failures:\n  - case: x\n    reason: a\n  - case: x\n    reason: b\n", "nope: 1\n"} {
 		p := filepath.Join(dir, "bad.yaml")
 		os.WriteFile(p, []byte(bad), 0o644)
 		if _, err := LoadBaseline(p); err == nil {
@@ -216,6 +217,43 @@ func TestExamples(t *testing.T) {
 				t.Errorf("the example does not pass with its baseline:\n%s", r.Summary())
 			}
 			t.Logf("%s: %d passed, %d expected failures, %d skipped", tc.script, r.Passed, r.Expected, r.Skipped)
+		})
+	}
+}
+
+// A race with reordered explains a failure whose answer holds the reference's words in another order (two
+// streams merged as their chunks arrive), and nothing else: not a lost or an added word, not another case.
+func TestRaceReordered(t *testing.T) {
+	text := func(s string) *Shown { return &Shown{Result: s} }
+	obj := func(s string) *Shown { return &Shown{Result: map[string]any{"output": s, "exit_code": 0}} }
+	race := Race{Cases: "^bash/", Reordered: true, Reason: "merged as they arrive"}
+	race.cases = regexp.MustCompile(race.Cases)
+	withGot := race
+	withGot.Got = `Exit Code: 3`
+	withGot.got = regexp.MustCompile(withGot.Got)
+	for _, tc := range []struct {
+		name      string
+		race      Race
+		kase      string
+		want, got *Shown
+		match     bool
+	}{
+		{"lines swapped", race, "bash/interleaved streams", text("Output: 1\n2\n3\n4"), text("Output: 1\n3\n2\n4"), true},
+		{"the first line moved", race, "bash/x", text("Output: 1\n2"), text("Output: 2\n1"), true},
+		{"in JSON text", race, "bash/x", obj("x\ny\n"), obj("y\nx\n"), true},
+		{"a word lost", race, "bash/x", text("Output: 1\n2"), text("Output: 2"), false},
+		{"a word changed", race, "bash/x", text("Output: 1\n2"), text("Output: 2\n3"), false},
+		{"the same text (another difference)", race, "bash/x", text("Output: 1"), text("Output: 1"), false},
+		{"another case", race, "shell/x", text("a\nb"), text("b\na"), false},
+		{"no reference", race, "bash/x", nil, text("b\na"), false},
+		{"got and reordered both hold", withGot, "bash/x", text("x\ny\nExit Code: 3"), text("y\nx\nExit Code: 3"), true},
+		{"reordered, got does not hold", withGot, "bash/x", text("x\ny"), text("y\nx"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Result{Case: tc.kase, Status: Fail, Want: tc.want, Got: tc.got}
+			if got := tc.race.match(res); got != tc.match {
+				t.Errorf("match = %v, want %v", got, tc.match)
+			}
 		})
 	}
 }

@@ -113,6 +113,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ok := printTable(stdout, c, rows)
 	fmt.Fprintf(stdout, "hosts: done in %s\n", time.Since(start).Round(100*time.Millisecond))
+	for _, line := range verdict(rows) {
+		fmt.Fprintln(stdout, line)
+	}
 	if ctx.Err() != nil {
 		return 1
 	}
@@ -364,6 +367,38 @@ func printTable(w io.Writer, c *Config, rows []row) bool {
 		}
 	}
 	return ok
+}
+
+// verdict is the run's last lines: one per host that did not pass, naming why (its failed cases, stale
+// baseline entries, what went wrong closing it, or the error that stopped it), so that the tail of a log
+// says what failed however long the table and its notes were.
+func verdict(rows []row) []string {
+	var out []string
+	for _, r := range rows {
+		switch {
+		case r.report == nil && r.status == "error":
+			out = append(out, fmt.Sprintf("hosts: FAILED %s: %s", r.h.Name, firstLine(r.note)))
+		case r.report != nil && !r.report.OK():
+			why := r.report.Why()
+			var failed []string
+			for _, res := range r.report.Results {
+				if res.Status == conformance.Fail {
+					failed = append(failed, res.Case)
+				}
+			}
+			line := fmt.Sprintf("hosts: FAILED %s: %s", r.h.Name, strings.Join(why, "; "))
+			if len(failed) > 0 {
+				line += " (" + strings.Join(failed, ", ") + ")"
+			}
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }
 
 // leftOut counts the cases of a host's spec that its skip leaves out.

@@ -127,6 +127,7 @@ hosts:
 		regexp.MustCompile(`(?m)^later +later@2\.0\.0 +- +gemini +- .* no spec yet`),
 		regexp.MustCompile(`(?m)^bad: FAIL bash/stdout only\n    params: \{"command":"echo hello"\}\n    \$: want an object`),
 		regexp.MustCompile(`(?m)^bad: \d+ cases left out \(timeout\): not this one$`),
+		regexp.MustCompile(`(?m)^hosts: FAILED bad: 3 cases failed \(bash/stdout only, bash/stderr only, bash/non-zero exit\)\n\z`),
 		regexp.MustCompile(`(?m)^bad: reproduce with:\n    agentbash conformance rye -model anthropic -tool bash=xbash -skip timeout -- \S+/cache/bad/node_modules/\.bin/fakehost -api anthropic`),
 	} {
 		if !want.MatchString(got) {
