@@ -1,0 +1,22 @@
+// Command libsonly links the third-party libraries the agentbash binary is built on (the JSON Schema
+// validator and generator, the official MCP SDK, the Docker Engine API's Go client, jennifer, YAML v3,
+// mvdan.cc/sh, a PTY, x/text) and nothing of agentbash's own: `make bench` times it beside the binary, to
+// show how much of a start is the libraries' (their package inits and the size they bring) and how much is
+// ours.
+package main
+
+import (
+	_ "github.com/creack/pty"
+	_ "github.com/dave/jennifer/jen"
+	_ "github.com/invopop/jsonschema"
+	_ "github.com/moby/moby/client"
+	_ "github.com/modelcontextprotocol/go-sdk/auth"
+	_ "github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "github.com/santhosh-tekuri/jsonschema/v6"
+	_ "go.yaml.in/yaml/v3"
+	_ "golang.org/x/text/message"
+	_ "mvdan.cc/sh/v3/interp"
+	_ "mvdan.cc/sh/v3/syntax"
+)
+
+func main() {}
