@@ -34,13 +34,14 @@ type Baseline struct {
 
 // Race is a failure a race in the target may cause in any of several cases (output lost at random, two
 // streams merged in the order their chunks arrive): a failed case whose name matches Cases and whose
-// answer (the target's, masked, as JSON text for a result that is not a text) matches Got, or, with
-// Reordered, holds the reference's words in another order, is an expected failure. With both, both must
-// hold.
+// answer (the target's, masked, as JSON text for a result that is not a text) matches Got; or, with
+// Reordered, holds the reference's words in another order; or, with Lost, holds only some of the
+// reference's words; is an expected failure. Each that is given must hold.
 type Race struct {
 	Cases     string `yaml:"cases"`
 	Got       string `yaml:"got,omitempty"`
 	Reordered bool   `yaml:"reordered,omitempty"`
+	Lost      bool   `yaml:"lost,omitempty"`
 	Reason    string `yaml:"reason"`
 
 	cases, got *regexp.Regexp
@@ -56,6 +57,9 @@ func (r *Race) match(res Result) bool {
 		return false
 	}
 	if r.Reordered && (res.Want == nil || !sameWords(res.Want, res.Got)) {
+		return false
+	}
+	if r.Lost && (res.Want == nil || !fewerWords(res.Want, res.Got)) {
 		return false
 	}
 	return true
@@ -82,35 +86,56 @@ func shownText(s *Shown) string {
 // such a result), each as often, in another order: what two streams merged as their chunks arrive make of
 // the same output.
 func sameWords(a, b *Shown) bool {
-	words := func(s *Shown) []string {
-		var w []string
-		var walk func(v any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case string:
-				w = append(w, strings.Fields(v)...)
-			case map[string]any:
-				for k, e := range v {
-					w = append(w, k+":")
-					walk(e)
-				}
-			case []any:
-				for _, e := range v {
-					walk(e)
-				}
-			default:
-				w = append(w, fmt.Sprint(v))
-			}
-		}
-		if s.Result != nil {
-			walk(s.Result)
-		} else {
-			walk(shownText(s))
-		}
-		slices.Sort(w)
-		return w
-	}
 	return shownText(a) != shownText(b) && slices.Equal(words(a), words(b))
+}
+
+// fewerWords reports whether answer b holds only some of answer a's words (each at most as often as a
+// does, in any order, and fewer in all): what an answer made before all the output was read holds.
+func fewerWords(a, b *Shown) bool {
+	have := map[string]int{}
+	wa := words(a)
+	for _, w := range wa {
+		have[w]++
+	}
+	wb := words(b)
+	for _, w := range wb {
+		if have[w] == 0 {
+			return false
+		}
+		have[w]--
+	}
+	return len(wb) < len(wa)
+}
+
+// words are the words of an answer, sorted: the runs of characters between white space in its text, or in
+// every string of a result that is not a text, with that result's keys and other values.
+func words(s *Shown) []string {
+	var w []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			w = append(w, strings.Fields(v)...)
+		case map[string]any:
+			for k, e := range v {
+				w = append(w, k+":")
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		default:
+			w = append(w, fmt.Sprint(v))
+		}
+	}
+	if s.Result != nil {
+		walk(s.Result)
+	} else {
+		walk(shownText(s))
+	}
+	slices.Sort(w)
+	return w
 }
 
 // ExpectedFailure is one case a target is known to fail, and why. Flaky marks a case that fails only
@@ -145,8 +170,11 @@ func LoadBaseline(path string) (*Baseline, error) {
 	}
 	for i := range b.Races {
 		r := &b.Races[i]
-		if r.Cases == "" || (r.Got == "" && !r.Reordered) || strings.TrimSpace(r.Reason) == "" {
-			return nil, fmt.Errorf("%s: races[%d]: every race needs cases, got or reordered, and a reason", path, i)
+		if r.Cases == "" || (r.Got == "" && !r.Reordered && !r.Lost) || strings.TrimSpace(r.Reason) == "" {
+			return nil, fmt.Errorf("%s: races[%d]: every race needs cases, what it recognises (got, reordered or lost) and a reason", path, i)
+		}
+		if r.Reordered && r.Lost {
+			return nil, fmt.Errorf("%s: races[%d]: reordered and lost cannot both hold (the same words, and fewer): give each its own race", path, i)
 		}
 		if r.cases, err = regexp.Compile(r.Cases); err != nil {
 			return nil, fmt.Errorf("%s: races[%d].cases: %w", path, i, err)

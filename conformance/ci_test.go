@@ -176,7 +176,7 @@ func TestBaseline(t *testing.T) {
 	if back := write("back.yaml", string(y)); len(back.Failures) != 1 || back.Failures[0] != nb.Failures[0] {
 		t.Errorf("round trip: %+v\n%s", back, y)
 	}
-	for _, bad := range []string{"failures:\n  - case: x\n", "failures: []\nraces:\n  - cases: x\n    got: '('\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reordered: false\n    reason: r\n", "failures:\n  - case: x\n    reason: a\n  - case: x\n    reason: b\n", "nope: 1\n"} {
+	for _, bad := range []string{"failures:\n  - case: x\n", "failures: []\nraces:\n  - cases: x\n    got: '('\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reordered: false\n    reason: r\n", "failures: []\nraces:\n  - cases: x\n    reordered: true\n    lost: true\n    reason: r\n", "failures:\n  - case: x\n    reason: a\n  - case: x\n    reason: b\n", "nope: 1\n"} {
 		p := filepath.Join(dir, "bad.yaml")
 		os.WriteFile(p, []byte(bad), 0o644)
 		if _, err := LoadBaseline(p); err == nil {
@@ -223,11 +223,14 @@ func TestExamples(t *testing.T) {
 
 // A race with reordered explains a failure whose answer holds the reference's words in another order (two
 // streams merged as their chunks arrive), and nothing else: not a lost or an added word, not another case.
+// One with lost explains an answer that holds only some of the reference's words, and no other word.
 func TestRaceReordered(t *testing.T) {
 	text := func(s string) *Shown { return &Shown{Result: s} }
 	obj := func(s string) *Shown { return &Shown{Result: map[string]any{"output": s, "exit_code": 0}} }
 	race := Race{Cases: "^bash/", Reordered: true, Reason: "merged as they arrive"}
 	race.cases = regexp.MustCompile(race.Cases)
+	lost := Race{Cases: "^bash/", Lost: true, Reason: "answered before the output was read"}
+	lost.cases = race.cases
 	withGot := race
 	withGot.Got = `Exit Code: 3`
 	withGot.got = regexp.MustCompile(withGot.Got)
@@ -248,6 +251,11 @@ func TestRaceReordered(t *testing.T) {
 		{"no reference", race, "bash/x", nil, text("b\na"), false},
 		{"got and reordered both hold", withGot, "bash/x", text("x\ny\nExit Code: 3"), text("y\nx\nExit Code: 3"), true},
 		{"reordered, got does not hold", withGot, "bash/x", text("x\ny"), text("y\nx"), false},
+		{"lost: a stream's words missing", lost, "bash/x", text("Output: out\nerr\nExit Code: 1"), text("Output: out\nExit Code: 1"), true},
+		{"lost: in another order too", lost, "bash/x", text("Output: 1\n2\n3"), text("Output: 3\n1"), true},
+		{"lost: a word that is not the reference's", lost, "bash/x", text("Output: out\nerr"), text("Output: (empty)"), false},
+		{"lost: nothing missing", lost, "bash/x", text("Output: a\nb"), text("Output: b\na"), false},
+		{"lost: a word twice", lost, "bash/x", text("Output: a b c"), text("Output: a a"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Result{Case: tc.kase, Status: Fail, Want: tc.want, Got: tc.got}

@@ -217,7 +217,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, text)
 		return 0
 	}
-	stdout.Write(append(res, '\n'))
+	// Two writes: appending the newline would copy an answer of megabytes into a buffer of twice its size.
+	stdout.Write(res)
+	io.WriteString(stdout, "\n")
 	return 0
 }
 
