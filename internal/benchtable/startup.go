@@ -15,7 +15,7 @@ const startupGap = "Start-up ≤ 3x an empty Go program is not met: the floor is
 	"path of one binary can skip a linked package's init. The JSON Schema validator " +
 	"(santhosh-tekuri/jsonschema/v6, the library the spec language is validated with) compiles five drafts' " +
 	"meta-schemas in its package init: a program that only links it is past 3x by itself (its row). A program " +
-	"that links only the third-party libraries agentbash is built on (the validator, the official MCP SDK with " +
+	"that imports the third-party libraries agentbash is built on and calls none (the validator, the official MCP SDK with " +
 	"net/http and crypto, the Docker Engine API's Go client, whose distribution/reference compiles regular " +
 	"expressions in its init, jennifer, invopop/jsonschema, YAML, mvdan.cc/sh, a PTY) and nothing of ours is " +
 	"further past (its row): that is the floor of any binary with every command. What agentbash adds to that " +
@@ -113,7 +113,7 @@ func startup(e *env) ([]*row, error) {
 		{measure: "agentbash links the JSON Schema validator (" + code("go version -m") + ")", figure: linkedText},
 		{measure: code("agentbash version") + " less the validator's init (the program that only links it, less the empty program)",
 			figure: ms(rest), baseline: "empty Go program " + ms(empty), ratio: rest / empty},
-		{measure: "a program that only links the third-party libraries agentbash is built on (the validator, the MCP SDK, the Docker client, jennifer, invopop/jsonschema, YAML, mvdan.cc/sh, a PTY; nothing of ours)",
+		{measure: "a program that imports the third-party libraries agentbash is built on and calls none (the validator, the MCP SDK, the Docker client, jennifer, invopop/jsonschema, YAML, mvdan.cc/sh, a PTY: their package inits; nothing of ours)",
 			figure: ms(libs), baseline: "empty Go program " + ms(empty), ratio: libs / empty},
 		(&row{measure: "what agentbash adds to a start: " + code("agentbash version") + " less that program",
 			figure: ms(version - libs), baseline: "empty Go program " + ms(empty), ratio: (version - libs) / empty}).
