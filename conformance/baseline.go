@@ -81,10 +81,8 @@ func shownText(s *Shown) string {
 	}
 }
 
-// sameWords reports whether two answers differ but hold the same words (runs of characters between white
-// space, in the text or in every string of a result that is not a text, with the keys and other values of
-// such a result), each as often, in another order: what two streams merged as their chunks arrive make of
-// the same output.
+// sameWords reports whether two answers differ but hold the same words (see words), each as often, in
+// another order: what two streams merged as their chunks arrive make of the same output.
 func sameWords(a, b *Shown) bool {
 	return shownText(a) != shownText(b) && slices.Equal(words(a), words(b))
 }
