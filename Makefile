@@ -108,8 +108,9 @@ soak:
 
 # hosts checks the shell tools of real agent CLIs (conformance/hosts/hosts.yaml: the pinned npm packages,
 # installed into $(HOSTS_CACHE)) against their specs, the suite playing the model, and prints a table per
-# host; a host whose package npm cannot install is skipped with the reason. HOSTSFLAGS: -host NAME, -run
-# REGEXP, -record DIR, -v.
+# host; a host whose package npm cannot install is skipped with the reason. A case that fails unexpectedly
+# is run once more: one that then passes is reported as flaky and does not fail the run. HOSTSFLAGS: -host
+# NAME, -run REGEXP, -record DIR, -retries N (0: no second run), -v.
 HOSTS_CACHE ?= $(or $(AGENTBASH_HOSTS_CACHE),$(HOME)/.cache/agentbash/hosts)
 hosts:
 	$(GO) run ./conformance/hosts -cache $(HOSTS_CACHE) $(HOSTSFLAGS)

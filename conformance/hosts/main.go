@@ -63,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	record := fs.String("record", "", "record each host's requests and tool calls under `DIR`/NAME")
 	npm := fs.String("npm", "npm", "the npm `COMMAND`")
 	verbose := fs.Bool("v", false, "print a line per case as it is judged")
+	retries := fs.Int("retries", 1, "run a case that failed unexpectedly up to `N` more times: one that then passes is reported as flaky, with its first failure, and does not fail the run")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -105,6 +106,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 			r.command = c.command(h, bin)
 			fmt.Fprintf(stderr, "hosts: %s: %s\n", h.Name, r.command)
 			r.report, err = c.check(ctx, h, bin, keep, rec, *verbose, stderr)
+			for try := 1; err == nil && try <= *retries && ctx.Err() == nil; try++ {
+				again, n := failedCases(r.report)
+				if n == 0 {
+					break
+				}
+				if rec != "" {
+					rec = filepath.Join(filepath.Join(*record, h.Name), fmt.Sprintf("retry%d", try))
+				}
+				fmt.Fprintf(stderr, "hosts: %s: running %d failed %s again\n", h.Name, n, plural(n, "case", "cases"))
+				var rerun *conformance.Report
+				if rerun, err = c.check(ctx, h, bin, again, rec, *verbose, stderr); err == nil {
+					mergeRetry(r.report, rerun)
+				}
+			}
 			if err != nil {
 				r.status, r.note = "error", err.Error()
 			}
@@ -367,6 +382,69 @@ func printTable(w io.Writer, c *Config, rows []row) bool {
 		}
 	}
 	return ok
+}
+
+// failedCases matches exactly the cases of a report that failed unexpectedly (not a stale baseline entry,
+// which passed), and counts them.
+func failedCases(rep *conformance.Report) (*regexp.Regexp, int) {
+	var names []string
+	for _, res := range rep.Results {
+		if res.Status == conformance.Fail && !strings.HasPrefix(res.Reason, "stale baseline") {
+			names = append(names, regexp.QuoteMeta(res.Case))
+		}
+	}
+	if len(names) == 0 {
+		return nil, 0
+	}
+	return regexp.MustCompile("^(" + strings.Join(names, "|") + ")$"), len(names)
+}
+
+// mergeRetry takes into rep the cases of a second run that no longer fail: each replaces its failed
+// result, and a warning says it is flaky, with what its first run got.
+func mergeRetry(rep, rerun *conformance.Report) {
+	again := map[string]conformance.Result{}
+	for _, res := range rerun.Results {
+		again[res.Case] = res
+	}
+	for i, res := range rep.Results {
+		second, ok := again[res.Case]
+		if res.Status != conformance.Fail || !ok || second.Status == conformance.Fail || second.Status == conformance.Skip {
+			continue
+		}
+		rep.Failed--
+		switch second.Status {
+		case conformance.Pass:
+			rep.Passed++
+		case conformance.XFail:
+			rep.Expected++
+		}
+		for j := range rep.Groups {
+			if g := &rep.Groups[j]; g.Tool == res.Tool && g.Name == res.Group {
+				g.Failed--
+				if second.Status == conformance.Pass {
+					g.Passed++
+				} else {
+					g.Expected++
+				}
+			}
+		}
+		first := res.Summary
+		if first == "" {
+			first = firstLine(res.Reason)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("FLAKY %s: failed, then %s on a second run; the first run: %s", res.Case, second.Status, first))
+		rep.Results[i] = second
+	}
+	if rep.CloseError == "" && rerun.CloseError != "" {
+		rep.CloseError = "on a second run: " + rerun.CloseError
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // verdict is the run's last lines: one per host that did not pass, naming why (its failed cases, stale

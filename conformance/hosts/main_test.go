@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentbash/agentbash/conformance"
 	"github.com/agentbash/agentbash/conformance/model/modeltest"
 )
 
@@ -134,6 +136,9 @@ hosts:
 			t.Errorf("output lacks %s:\n%s", want, got)
 		}
 	}
+	if !strings.Contains(errb.String(), "hosts: bad: running 3 failed cases again") {
+		t.Errorf("the bad host's failed cases were not run again:\n%s", errb.String())
+	}
 	if strings.Contains(got, "good: FAIL") {
 		t.Errorf("the good host failed:\n%s", got)
 	}
@@ -179,5 +184,51 @@ func TestInstallScript(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(bin); string(b) != "// two\n" {
 		t.Errorf("the copy holds %q", b)
+	}
+}
+
+// A case that failed unexpectedly is run again (-retries, 1 by default): failedCases names exactly those
+// (not a stale baseline entry, which passed), and mergeRetry takes in the ones that then pass or fail as
+// the baseline expects, as flaky, with their first failure; one that fails again stays failed.
+func TestRetry(t *testing.T) {
+	rep := &conformance.Report{
+		Results: []conformance.Result{
+			{Case: "bash/a", Tool: "bash", Group: "g", Status: conformance.Pass},
+			{Case: "bash/b (1s)", Tool: "bash", Group: "g", Status: conformance.Fail, Summary: `$.stdout: want "x" got ""`},
+			{Case: "bash/c", Tool: "bash", Group: "g", Status: conformance.Fail, Summary: "no answer"},
+			{Case: "bash/d", Tool: "bash", Group: "g", Status: conformance.Fail, Reason: "stale baseline: the case is listed as an expected failure (x) but passes"},
+			{Case: "bash/e", Tool: "bash", Group: "g", Status: conformance.Fail, Reason: "lost\nmore"},
+		},
+		Passed: 1, Failed: 4,
+		Groups: []conformance.Group{{Tool: "bash", Name: "g", Passed: 1, Failed: 4}},
+	}
+	re, n := failedCases(rep)
+	if n != 3 || !re.MatchString("bash/b (1s)") || !re.MatchString("bash/c") || !re.MatchString("bash/e") || re.MatchString("bash/d") || re.MatchString("bash/b") {
+		t.Fatalf("failedCases: %v, %d", re, n)
+	}
+	rerun := &conformance.Report{Results: []conformance.Result{
+		{Case: "bash/b (1s)", Tool: "bash", Group: "g", Status: conformance.Pass},
+		{Case: "bash/c", Tool: "bash", Group: "g", Status: conformance.Fail, Summary: "no answer again"},
+		{Case: "bash/e", Tool: "bash", Group: "g", Status: conformance.XFail, Reason: "expected failure (baseline race: r)"},
+	}}
+	mergeRetry(rep, rerun)
+	if rep.Passed != 2 || rep.Failed != 2 || rep.Expected != 1 || rep.Results[1].Status != conformance.Pass || rep.Results[2].Summary != "no answer" || rep.Results[4].Status != conformance.XFail {
+		t.Errorf("merged: %+v", rep)
+	}
+	if g := rep.Groups[0]; g.Passed != 2 || g.Failed != 2 || g.Expected != 1 {
+		t.Errorf("group: %+v", g)
+	}
+	want := []string{
+		`FLAKY bash/b (1s): failed, then pass on a second run; the first run: $.stdout: want "x" got ""`,
+		"FLAKY bash/e: failed, then xfail on a second run; the first run: lost",
+	}
+	if !slices.Equal(rep.Warnings, want) {
+		t.Errorf("warnings:\n%q\nwant\n%q", rep.Warnings, want)
+	}
+	if rep.OK() {
+		t.Errorf("OK with %d cases failed", rep.Failed)
+	}
+	if re, n := failedCases(&conformance.Report{Results: []conformance.Result{{Case: "x", Status: conformance.Pass}}}); re != nil || n != 0 {
+		t.Errorf("nothing failed: %v %d", re, n)
 	}
 }
