@@ -63,6 +63,7 @@ type templates struct {
 type compiled struct {
 	t     *template.Template
 	field []int
+	fast  *fastTemplate // the commonest shapes, without text/template's execution (fasttmpl.go)
 }
 
 func (ts *templates) render(text string, d *spec.Data) (string, error) {
@@ -74,7 +75,7 @@ func (ts *templates) render(text string, d *spec.Data) (string, error) {
 			ts.mu.Unlock()
 			return "", err
 		}
-		c = compiled{t: t, field: plainField(t)}
+		c = compiled{t: t, field: plainField(t), fast: compileFast(t)}
 		ts.m[text] = c
 	}
 	ts.mu.Unlock()
@@ -84,6 +85,11 @@ func (ts *templates) render(text string, d *spec.Data) (string, error) {
 			return "", fmt.Errorf("%w (%d bytes)", spec.ErrTemplateOutput, ts.budget)
 		}
 		return s, nil
+	}
+	if c.fast != nil {
+		if s, ok := c.fast.execute(reflect.ValueOf(d).Elem(), ts.budget); ok {
+			return s, nil
+		}
 	}
 	return spec.ExecuteLimit(c.t, d, ts.budget)
 }
