@@ -58,6 +58,7 @@ func (v fastValue) String() string {
 	case reflect.String:
 		return v.s
 	case reflect.Int64:
+		// mutate: template-int-base
 		return strconv.FormatInt(v.i, 10)
 	}
 	return strconv.FormatBool(v.b)
@@ -146,6 +147,15 @@ func fastOperand(n parse.Node) (fastNode, bool) {
 // execute renders the template for d, or reports that text/template must (ok false).
 func (ft *fastTemplate) execute(d reflect.Value, budget int) (string, bool) {
 	built := 0
+	if len(ft.nodes) == 1 && ft.nodes[0].isVal {
+		// One operand ({{.Stdout}}): its value as it is, not copied (a stream may be megabytes).
+		v, ok := ft.nodes[0].value(d, &built)
+		if !ok || built > budget {
+			return "", false
+		}
+		s := v.String()
+		return s, len(s) <= budget
+	}
 	var b strings.Builder
 	for i := range ft.nodes {
 		n := &ft.nodes[i]

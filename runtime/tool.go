@@ -1,13 +1,10 @@
 package runtime
 
 import (
-	"fmt"
 	"reflect"
 	"regexp"
-	"strconv"
 	"sync"
 	"text/template"
-	"text/template/parse"
 
 	"github.com/agentbash/agentbash/spec"
 )
@@ -57,13 +54,12 @@ type templates struct {
 	budget int // bytes one execution may write
 }
 
-// compiled is a parsed template and, for one that is exactly one field of the data ({{.Stdout}}, the
-// commonest shape: argv words, results that are one stream), the index of that field, which render reads
-// without executing the template.
+// compiled is a parsed template and, for one of the commonest shapes ({{.Stdout}}, argv words, a
+// stream joined with another), its fast form (fasttmpl.go), which render runs without executing the
+// template.
 type compiled struct {
-	t     *template.Template
-	field []int
-	fast  *fastTemplate // the commonest shapes, without text/template's execution (fasttmpl.go)
+	t    *template.Template
+	fast *fastTemplate
 }
 
 func (ts *templates) render(text string, d *spec.Data) (string, error) {
@@ -75,17 +71,10 @@ func (ts *templates) render(text string, d *spec.Data) (string, error) {
 			ts.mu.Unlock()
 			return "", err
 		}
-		c = compiled{t: t, field: plainField(t), fast: compileFast(t)}
+		c = compiled{t: t, fast: compileFast(t)}
 		ts.m[text] = c
 	}
 	ts.mu.Unlock()
-	if c.field != nil {
-		s := formatField(reflect.ValueOf(d).Elem().FieldByIndex(c.field))
-		if len(s) > ts.budget {
-			return "", fmt.Errorf("%w (%d bytes)", spec.ErrTemplateOutput, ts.budget)
-		}
-		return s, nil
-	}
 	if c.fast != nil {
 		if s, ok := c.fast.execute(reflect.ValueOf(d).Elem(), ts.budget); ok {
 			return s, nil
@@ -96,42 +85,3 @@ func (ts *templates) render(text string, d *spec.Data) (string, error) {
 
 // dataType is the type of the templates' data.
 var dataType = reflect.TypeFor[spec.Data]()
-
-// plainField returns the index of the field of spec.Data that t is exactly ({{.Stdout}}: no text around
-// it, no pipeline, no function), when that field is a string, an integer or a boolean, which text/template
-// prints as formatField does; otherwise nil.
-func plainField(t *template.Template) []int {
-	if t.Tree == nil || t.Tree.Root == nil || len(t.Tree.Root.Nodes) != 1 {
-		return nil
-	}
-	a, ok := t.Tree.Root.Nodes[0].(*parse.ActionNode)
-	if !ok || len(a.Pipe.Decl) > 0 || len(a.Pipe.Cmds) != 1 || len(a.Pipe.Cmds[0].Args) != 1 {
-		return nil
-	}
-	f, ok := a.Pipe.Cmds[0].Args[0].(*parse.FieldNode)
-	if !ok || len(f.Ident) != 1 {
-		return nil
-	}
-	sf, ok := dataType.FieldByName(f.Ident[0])
-	if !ok || !sf.IsExported() {
-		return nil
-	}
-	switch sf.Type.Kind() {
-	case reflect.String, reflect.Int, reflect.Int64, reflect.Bool:
-		return sf.Index
-	}
-	return nil
-}
-
-func formatField(v reflect.Value) string {
-	switch v.Kind() {
-	case reflect.String:
-		return v.String()
-	case reflect.Int, reflect.Int64:
-		// mutate: template-int-base
-		return strconv.FormatInt(v.Int(), 10)
-	case reflect.Bool:
-		return strconv.FormatBool(v.Bool())
-	}
-	return fmt.Sprint(v.Interface())
-}

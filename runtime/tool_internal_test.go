@@ -7,8 +7,9 @@ import (
 	"github.com/agentbash/agentbash/spec"
 )
 
-// TestPlainFieldRendersAsTemplate: the fast path for a template that is one field renders exactly what
-// text/template renders, and templates that are more than one field take the template path.
+// TestPlainFieldRendersAsTemplate: the fast path renders exactly what text/template renders, for a
+// template that is one field or one field with text around it; what is more than that takes the template
+// path.
 func TestPlainFieldRendersAsTemplate(t *testing.T) {
 	d := &spec.Data{Stdout: "out\n", ExitCode: -9, Success: true, Total: 1 << 40, Command: "", Params: map[string]any{"a": 1.5}}
 	for _, c := range []struct {
@@ -24,8 +25,8 @@ func TestPlainFieldRendersAsTemplate(t *testing.T) {
 		{"{{.Command}}", true},
 		{"{{.Timeout}}", false},  // an interface: printed by fmt's rules
 		{"{{.Params.a}}", false}, // a map lookup
-		{"{{.Stdout}}\n", false}, // text around it
-		{"x{{.Stdout}}", false},  //
+		{"{{.Stdout}}\n", true},  // text around it
+		{"x{{.Stdout}}", true},   //
 		{"{{.Stdout | printf \"%q\"}}", false},
 		{"{{$x := .Stdout}}{{$x}}", false},
 		{"{{.TimeoutValue}}", false}, // a float: %v formatting
@@ -35,7 +36,7 @@ func TestPlainFieldRendersAsTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", c.text, err)
 		}
-		if fast := ts.m[c.text].field != nil; fast != c.fast {
+		if fast := ts.m[c.text].fast != nil; fast != c.fast {
 			t.Errorf("%q: fast path %v, want %v", c.text, fast, c.fast)
 		}
 		tm, err := spec.ParseTemplate("t", c.text)

@@ -26,7 +26,7 @@ var mutants = []mutant{
 	{"unit-ms", "runtime: milliseconds read as seconds", "spec/enums.go", "time.Millisecond", "time.Second", []string{"./runtime"}},
 	{"signal-exit-shell", "runtime: signal_exit shell is 128+N", "runtime/exec.go", "128 + sig", "129 + sig", []string{"./runtime"}},
 	{"signal-exit-negative", "runtime: signal_exit negative", "runtime/exec.go", "-sig", "sig", []string{"./runtime"}},
-	{"template-int-base", "runtime: one-field template prints integers in base 10", "runtime/tool.go", "v.Int(), 10", "v.Int(), 16", []string{"./runtime"}},
+	{"template-int-base", "runtime: a fast template prints integers in base 10", "runtime/fasttmpl.go", "v.i, 10", "v.i, 16", []string{"./runtime"}},
 	{"workdir-dotdot", "runtime: workdir confinement lets .. through", "runtime/call.go", "rel != \"..\" && ", "", []string{"./runtime"}},
 	{"omit-zero", "runtime: omit_zero keeps a zero", "runtime/render.go", "&& isZeroJSON", "&& !isZeroJSON", []string{"./runtime"}},
 	{"live-max", "runtime: background limit off by one", "runtime/internal/live/live.go", ">=", ">", []string{"./runtime", "./runtime/internal/live"}},
