@@ -52,8 +52,7 @@ func (r *Race) match(res Result) bool {
 	if res.Status != Fail || res.Got == nil || !r.cases.MatchString(res.Case) {
 		return false
 	}
-	text := shownText(res.Got)
-	if r.got != nil && !r.got.MatchString(text) {
+	if r.got != nil && !r.got.MatchString(shownText(res.Got)) {
 		return false
 	}
 	if r.Reordered && (res.Want == nil || !sameWords(res.Want, res.Got)) {

@@ -112,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 					break
 				}
 				if rec != "" {
-					rec = filepath.Join(filepath.Join(*record, h.Name), fmt.Sprintf("retry%d", try))
+					rec = filepath.Join(*record, h.Name, fmt.Sprintf("retry%d", try))
 				}
 				fmt.Fprintf(stderr, "hosts: %s: running %d failed %s again\n", h.Name, n, plural(n, "case", "cases"))
 				var rerun *conformance.Report
