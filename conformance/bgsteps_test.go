@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"testing"
 	"time"
 

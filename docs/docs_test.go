@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"reflect"

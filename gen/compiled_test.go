@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"reflect"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"io"
 	"os"
 	"path/filepath"

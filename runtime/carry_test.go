@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"encoding/json"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"strings"

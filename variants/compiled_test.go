@@ -1,6 +1,7 @@
 package variants_test
 
 import (
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"io/fs"
 	"path"
 	"reflect"

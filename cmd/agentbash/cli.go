@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"io"
 	"os"
 	"strings"

@@ -1,6 +1,7 @@
 package cases
 
 import (
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"strings"
 	"testing"
 

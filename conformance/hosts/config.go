@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"regexp"

@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"io"
 	"os"
 	"os/exec"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"testing"
 

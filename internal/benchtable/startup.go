@@ -14,7 +14,10 @@ const startupGap = "Start-up ≤ 3x an empty Go program is not met: the floor is
 	"compile on first use. A Go program runs the init of every package it links, whatever the command, so no " +
 	"path of one binary can skip a linked package's init. The JSON Schema validator " +
 	"(santhosh-tekuri/jsonschema/v6, the library the spec language is validated with) compiles five drafts' " +
-	"meta-schemas in its package init: a program that only links it is past 3x by itself (its row). A program " +
+	"meta-schemas in its package init: a program that only links it is past 3x by itself (its row). Package spec " +
+	"does not link it: spec/validate does, for the programs that read a YAML spec, so a program that only runs " +
+	"compiled specs (the runtime and a generated adapter: the row \"a program that only makes rye's call\") " +
+	"starts without it; but the agentbash binary reads YAML specs (run -spec, spec validate, gen, conformance). A program " +
 	"that imports the third-party libraries agentbash is built on and calls none (the validator, the official MCP SDK with " +
 	"net/http and crypto, the Docker Engine API's Go client, whose distribution/reference compiles regular " +
 	"expressions in its init, jennifer, invopop/jsonschema, YAML, mvdan.cc/sh, a PTY) and nothing of ours is " +
@@ -99,6 +102,16 @@ func startup(e *env) ([]*row, error) {
 	if linked {
 		linkedText = "yes (its init is in every start: the row above)"
 	}
+	callLinks, err := linksModule(runonly, validatorModule)
+	if err != nil {
+		return nil, err
+	}
+	// A path that reads no YAML spec must not initialise the validator: the call alone must not link it.
+	callLinksRow := &row{measure: "that program links the JSON Schema validator (" + code("go version -m") + ")",
+		figure: "no", target: "not linked"}
+	if callLinks {
+		callLinksRow.figure, callLinksRow.miss = "yes", "the runtime or a compiled spec links the validator"
+	}
 	rows := []*row{
 		(&row{measure: code("agentbash run rye -- true") + ", whole process", figure: ms(ours),
 			baseline: "empty Go program " + ms(empty), ratio: ours / empty}).
@@ -119,8 +132,11 @@ func startup(e *env) ([]*row, error) {
 		(&row{measure: "what agentbash adds to a start: " + code("agentbash version") + " less that program",
 			figure: ms(version - libs), baseline: "empty Go program " + ms(empty), ratio: (version - libs) / empty}).
 			judge((version-libs)/empty, limit{max: 1.5, text: "≤ 1.5x"}),
-		{measure: "a program that only makes rye's call (links spec, runtime, variants: not serve, gen, conformance, schema, the Docker executor)",
+		{measure: "a program that only makes rye's call (links spec, runtime, variants, as a program on a generated adapter does: not spec/validate, serve, gen, conformance, schema, the Docker executor)",
 			figure: ms(callOnly), baseline: "empty Go program " + ms(empty), ratio: callOnly / empty},
+		callLinksRow,
+		{measure: "that program against a Go program that only spawns (what the runtime adds to a call)",
+			figure: ms(callOnly), baseline: "os/exec " + code("sh -c true") + " " + ms(spawn), ratio: callOnly / spawn},
 		{measure: code("agentbash run rye -- true") + " against that program (what linking every command in one binary costs)",
 			figure: ms(ours), baseline: "rye's call alone " + ms(callOnly), ratio: ours / callOnly},
 		{measure: "a program that only links the Docker executor (runtime/proc/docker, the Engine API's Go client)",

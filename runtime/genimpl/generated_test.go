@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"testing"
 	"time"
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"path/filepath"
 	"testing"
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"os/exec"
 	"strings"

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	goruntime "runtime"
 	"runtime/pprof"
