@@ -25,16 +25,17 @@ const gibGap = "1 GiB through a variant ≤ 1.1x `| cat` is not met on every run
 	"so, and their row against a producer in the reader's session is shown beside. The run fails past 1.7x."
 
 // gibRSSGap is why a few variants' peak RSS passes 32 MiB for 1 GiB of output.
-const gibRSSGap = "Peak RSS < 32 MiB for 1 GiB is missed by some variants (measured 2026-11-26 with `go run ./internal/benchtable " +
-	"-quick -run GiB`: agentrail 33.7 MiB; rye 21.1 MiB). The floor of `agentbash run` rose from about 18 to 21 MiB with " +
-	"fourteen compiled specs in the binary; agentrail keeps its 1 MiB head of each stream. A variant whose output spills to a file " +
-	"(opencode) keeps its head up to 8 MiB only until the file starts (for the answer it gives when the file cannot be started), " +
-	"then the bound and the preview (opencode about 21-22 MiB, measured 2026-11-26 with `/usr/bin/time -f %M agentbash run " +
-	"opencode -- 'yes | head -c 1073741824'`). The run fails past 56 MiB."
+const gibRSSGap = "Peak RSS < 32 MiB for 1 GiB is missed on some runs by a variant that keeps a large head: " +
+	"`agentbash run` holds the binary's file pages it touches (about 14 MiB of its text and read-only data, the floor of " +
+	"every row) and its heap, which is mostly what the call keeps of the output; agentrail keeps a 1 MiB head of each " +
+	"stream and answers about 3 MB of JSON. `agentbash run` sets a soft memory limit of 16 MiB (when GOMEMLIMIT is not " +
+	"set), so the GC collects before the heap doubles: agentrail peaked at 28-29 MiB with it and 30-33 MiB without it " +
+	"(measured 2026-11-27 with `/usr/bin/time -f %M agentbash run agentrail -- 'yes | head -c 1073741824'`). A variant " +
+	"whose output spills to a file (opencode) keeps its head up to 8 MiB only until the file starts. The run fails past 56 MiB."
 
 // gibResultSpillGap is why a variant that spills its rendered result passes 32 MiB.
 const gibResultSpillGap = "Peak RSS < 32 MiB for 1 GiB is missed by a variant whose contract saves its whole rendered result to a file " +
-	"(spec results.spill; gemini-cli: 57-63 MiB measured 2026-11-26 with `/usr/bin/time -f %M agentbash run gemini-cli -- " +
+	"(spec results.spill; gemini-cli: 44-48 MiB with run's memory limit, 52-54 MiB without it (GOMEMLIMIT=off), measured 2026-11-27 with `/usr/bin/time -f %M agentbash run gemini-cli -- " +
 	"'head -c 1073741824 /dev/zero | tr \"\\0\" a'`): the result is rendered around the output, so the call keeps the output " +
 	"(up to the runtime's 8 MiB) and holds the rendered text beside it until the file is written. The run fails past 80 MiB."
 
