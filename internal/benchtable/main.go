@@ -135,7 +135,7 @@ var measurements = []struct {
 	{"1 GiB of output", gib},
 	{"serve: 32 calls", serveConcurrency},
 	{"serve: `true` through the wire protocol, N calls in flight", serveThroughput},
-	{"idle background shells", idleShells},
+	{"idle background shells and sessions", idleShells},
 	{"policies: one check of a 1 KB command (CPU time)", policies},
 	{"conformance suite", conformanceSuite},
 	{"containers (the Docker executor)", containers},

@@ -1,9 +1,12 @@
-// Command idleshells is the idle-shell memory row of `make bench`: it starts N background shells running
-// `sleep` through the runtime (one engine, a spec with a background registry) and prints, as one JSON
-// object, what they cost this process once idle: resident memory and Go memory per shell, and the OS
-// threads before and after. It then closes the engine, which kills and reaps them all.
+// Command idleshells is the idle-shell and idle-session memory rows of `make bench`: it starts N background
+// shells running `sleep` through the runtime (one engine, a spec with a background registry), or with
+// -sessions N interactive sessions of `sleep` with their stdin open (a spec with sessions; -tty on a
+// terminal each), and prints, as one JSON object, what they cost this process once idle: resident memory
+// and Go memory per shell or session, and the OS threads before and after. It then closes the engine,
+// which kills and reaps them all.
 //
 //	go run ./internal/benchtable/idleshells -n 1000
+//	go run ./internal/benchtable/idleshells -n 1000 -sessions -tty
 package main
 
 import (
@@ -60,6 +63,38 @@ tools:
         ok: {text: "{{if .Running}}running{{else}}exit {{.ExitCode}}{{end}}"}
 `
 
+// sessionSpec is a tool that starts an interactive session (stdin open, a terminal when tty is sent) and
+// returns once the session has yielded; a list tool (a session spec needs only its start tool).
+const sessionSpec = `
+id: idlesessions
+title: idle sessions
+source: {seed: none, repo: none/none, path: none}
+shell: {argv: [/bin/sh, -c], grace: 200ms}
+sessions:
+  ids: sequential
+  first_id: 1
+  max_live: 4096
+  limit_error: {type: SessionError, message: "at most {{.Max}} sessions"}
+  unknown_id: {type: SessionError, message: "no session {{.ID}}"}
+  stdin_closed: {type: SessionError, message: "session {{.ID}} has no stdin"}
+tools:
+  - name: start
+    description: d
+    kind: session_start
+    params:
+      - {name: command, type: string, required: true, role: command}
+      - {name: tty, type: boolean, role: tty}
+    session:
+      yield: {unit: ms, default: 50, min: 50, max: 50}
+      stdin: open
+    results:
+      format: text
+      cases:
+        running: {text: "{{.SessionID}}"}
+        exit: {text: "exit {{.ExitCode}}: {{.Output}}"}
+        spawn_error: {text: "spawn error: {{.Message}}"}
+`
+
 // Result is what the program prints.
 type Result struct {
 	Shells         int     `json:"shells"`
@@ -75,14 +110,16 @@ func main() {
 	n := flag.Int("n", 1000, "background shells")
 	ws := flag.String("workspace", "", "workspace (default: a new temporary directory)")
 	heap := flag.String("heapprofile", "", "write a heap profile of the idle shells to this file")
+	sessions := flag.Bool("sessions", false, "start interactive sessions (stdin open) instead of background shells")
+	tty := flag.Bool("tty", false, "with -sessions: on a terminal each")
 	flag.Parse()
-	if err := run(*n, *ws, *heap); err != nil {
+	if err := run(*n, *ws, *heap, *sessions, *tty); err != nil {
 		fmt.Fprintln(os.Stderr, "idleshells:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, ws, heap string) error {
+func run(n int, ws, heap string, sessions, tty bool) error {
 	if ws == "" {
 		dir, err := os.MkdirTemp("", "idleshells-")
 		if err != nil {
@@ -91,7 +128,11 @@ func run(n int, ws, heap string) error {
 		defer os.RemoveAll(dir)
 		ws = dir
 	}
-	v, err := spec.Parse("idle.yaml", []byte(bgSpec))
+	doc, tool := bgSpec, "run"
+	if sessions {
+		doc, tool = sessionSpec, "start"
+	}
+	v, err := spec.Parse("idle.yaml", []byte(doc))
 	if err != nil {
 		return err
 	}
@@ -102,8 +143,18 @@ func run(n int, ws, heap string) error {
 	defer eng.Close()
 	ctx := context.Background()
 	call := func(command string) error {
-		params, _ := json.Marshal(map[string]any{"command": command, "bg": true})
-		_, err := eng.Call(ctx, "run", params)
+		p := map[string]any{"command": command, "bg": true}
+		if sessions {
+			p = map[string]any{"command": command, "tty": tty}
+		}
+		params, _ := json.Marshal(p)
+		out, err := eng.Call(ctx, tool, params)
+		if err == nil && sessions && command != "true" {
+			var id string
+			if jerr := json.Unmarshal(out, &id); jerr != nil || strings.Trim(id, "0123456789") != "" || id == "" {
+				err = fmt.Errorf("a session did not stay running: %s", out)
+			}
+		}
 		return err
 	}
 	// Warm up: one shell started and ended, so that what every run shares (the netpoller, the pools) is
@@ -117,8 +168,18 @@ func run(n int, ws, heap string) error {
 	start := time.Now()
 	// A duration that names this run's sleeps (and that no other process has).
 	sleep := fmt.Sprintf("sleep 1000.%d", os.Getpid())
+	// Sessions are started 64 at a time: each start waits its 50 ms yield.
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 64)
 	for range n {
-		if err := call(sleep); err != nil {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- call(sleep)
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
 			return err
 		}
 	}
@@ -127,8 +188,11 @@ func run(n int, ws, heap string) error {
 	r.ThreadsIdle = threads()
 	r.RSSPerShell = float64(rss()-rss0) / float64(n)
 	r.GoPerShell = float64(goMem()-go0) / float64(n)
-	if shells := eng.Shells(); len(shells) != n+1 {
+	if shells := eng.Shells(); !sessions && len(shells) != n+1 {
 		return fmt.Errorf("%d shells registered, want %d", len(shells), n+1)
+	}
+	if live := eng.Sessions(); sessions && len(live) < n {
+		return fmt.Errorf("%d sessions registered, want %d", len(live), n)
 	}
 	if heap != "" {
 		f, err := os.Create(heap)
