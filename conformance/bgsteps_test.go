@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 // A later call of a case names a background shell by the id the start answered with: where the

@@ -27,7 +27,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -44,6 +43,7 @@ import (
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/policy"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 const specDoc = "spec.md"

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"bytes"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 // compiledFixture is the checked-in output of Compiled for the feature specs (testdata/golden), the

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate" // spec.Parse and Load check YAML specs against the JSON Schema
 )
 
 // FileConfig says what GenerateFile reads and writes.

@@ -2,7 +2,6 @@ package runtime_test
 
 import (
 	"encoding/json"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/sandbox"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 const carrySpec = `

@@ -1,7 +1,6 @@
 package variants_test
 
 import (
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"io/fs"
 	"path"
 	"reflect"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"github.com/agentbash/agentbash/variants"
 )
 

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate" // spec.Parse and Load check YAML specs against the JSON Schema
 	"github.com/agentbash/agentbash/variants"
 )
 

@@ -1,11 +1,11 @@
 package cases
 
 import (
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"strings"
 	"testing"
 
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 // bgSpec starts commands in the background with a wait, and has a list tool and a poll tool that reads the

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentbash/agentbash/conformance"
 	"github.com/agentbash/agentbash/conformance/model"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate" // spec.Parse and Load check YAML specs against the JSON Schema
 	"github.com/agentbash/agentbash/variants"
 )
 

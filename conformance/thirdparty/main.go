@@ -15,7 +15,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"io"
 	"os"
 	"os/exec"
@@ -32,6 +31,7 @@ import (
 	"github.com/agentbash/agentbash/conformance"
 	"github.com/agentbash/agentbash/conformance/target"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate" // spec.Parse and Load check YAML specs against the JSON Schema
 )
 
 // Config is thirdparty.yaml.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/agentbash/agentbash/gen"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 // The committed adapter is what agentbash gen writes from the spec today (make check regenerates it too).

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"testing"
 	"time"
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/runtime/genimpl"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 // textSpec is a text tool with a check that raises ValueError.

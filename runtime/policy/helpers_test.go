@@ -1,11 +1,11 @@
 package policy
 
 import (
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 )
 
 // fragments are the policy sets under test: each built-in variant's (read from its spec) and the shell

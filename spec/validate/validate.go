@@ -19,4 +19,6 @@ func init() { spec.UseSchemaValidator(Compile) }
 // Compile is the spec.SchemaValidator this package sets: it compiles a JSON Schema document with the
 // santhosh-tekuri validator. Package spec calls it once, with the spec language's schema, the first time
 // it validates a spec.
-var Compile spec.SchemaValidator = schemacheck.Compile
+func Compile(id string, schemaJSON []byte) (spec.SchemaCheck, error) {
+	return schemacheck.Compile(id, schemaJSON)
+}

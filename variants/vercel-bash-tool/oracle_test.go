@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate"
 	"github.com/agentbash/agentbash/variants/vercel-bash-tool"
 )
 

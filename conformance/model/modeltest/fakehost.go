@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentbash/agentbash/internal/jsonenc"
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate" // spec.Parse and Load check YAML specs against the JSON Schema
 	"github.com/agentbash/agentbash/variants"
 )
 

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	_ "github.com/agentbash/agentbash/spec/validate"
 	"os"
 	goruntime "runtime"
 	"runtime/pprof"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/agentbash/agentbash/runtime"
 	"github.com/agentbash/agentbash/spec"
+	_ "github.com/agentbash/agentbash/spec/validate" // spec.Parse and Load check YAML specs against the JSON Schema
 )
 
 // bgSpec is a tool that starts a command in the background and a poll tool (a registry needs one).
