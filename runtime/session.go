@@ -208,7 +208,7 @@ func (c *call) startSession() (json.RawMessage, error) {
 	var lg *bgLog
 	if pages(c.e.v) {
 		lg = newBgLog(c.e.v.Sessions.Buffer)
-		ps.Stdout, ps.Stderr = logTee{out, lg}, logTee{out, lg}
+		out.log = lg // written with the window, not beside it (see sessionOutput.log)
 	}
 	if c.e.v.Shell.Embedded {
 		ps.Argv, ps.Embedded = nil, c.data.Command

@@ -108,10 +108,17 @@ type sessionOutput struct {
 	mu      sync.Mutex
 	pending *headTail
 	win     *window
+	// log, when the variant pages its sessions' output, keeps all of it. It is written under mu with the
+	// window or pending buffer, so that output a paged read has seen in the log is also where skip and
+	// open find it: a write with since: write right after that read does not answer it again.
+	log *bgLog
 }
 
 func (o *sessionOutput) Write(b []byte) (int, error) {
 	o.mu.Lock()
+	if o.log != nil {
+		o.log.write(b)
+	}
 	if o.win != nil {
 		o.win.write(b)
 	} else {
