@@ -14,11 +14,5 @@ import (
 	"github.com/agentbash/agentbash/spec/internal/schemacheck"
 )
 
-func init() { spec.UseSchemaValidator(Compile) }
-
-// Compile is the spec.SchemaValidator this package sets: it compiles a JSON Schema document with the
-// santhosh-tekuri validator. Package spec calls it once, with the spec language's schema, the first time
-// it validates a spec.
-func Compile(id string, schemaJSON []byte) (spec.SchemaCheck, error) {
-	return schemacheck.Compile(id, schemaJSON)
-}
+// The validator compiles the spec language's schema the first time spec validates a spec.
+func init() { spec.UseSchemaValidator(schemacheck.Compile) }
