@@ -58,11 +58,10 @@ func idleShells(e *env) ([]*row, error) {
 		if err != nil {
 			return nil, err
 		}
-		what := k.what
 		rows = append(rows,
-			(&row{measure: fmt.Sprintf("resident memory per idle %s (%d %s, the host's RSS)", what, r.Shells, k.each),
+			(&row{measure: fmt.Sprintf("resident memory per idle %s (%d %s, the host's RSS)", k.what, r.Shells, k.each),
 				figure: kib(r.RSS)}).judge(r.RSS, target),
-			(&row{measure: "Go memory per idle " + what + " (heap objects and goroutine stacks)", figure: kib(r.Go)}).
+			(&row{measure: "Go memory per idle " + k.what + " (heap objects and goroutine stacks)", figure: kib(r.Go)}).
 				judge(r.Go, target),
 			(&row{measure: fmt.Sprintf("OS threads of the host with %d idle %s", r.Shells, k.whats),
 				figure: strconv.Itoa(r.ThreadsIdle), baseline: fmt.Sprintf("%d before", r.ThreadsBefore)}).
