@@ -364,8 +364,17 @@ func checkDir(dir string) error {
 func (p *Process) finish(ex Exit, pumps []*pump, readers *sync.WaitGroup) {
 	deadline := ex.Ended.Add(p.grace)
 	for _, pm := range pumps {
+		d := deadline
+		if pm.tty {
+			// The run is over: no process of it opens the terminal again. A pump waiting out its hangup
+			// drains what it holds and ends now; one still held by a process waits for grace, as a pipe.
+			pm.over.Store(true)
+			if pm.hup.Load() {
+				d = time.Now()
+			}
+		}
 		// The pump may have finished and closed its file already: ignore.
-		_ = pm.f.SetReadDeadline(deadline)
+		_ = pm.f.SetReadDeadline(d)
 	}
 	readers.Wait()
 	for _, pm := range pumps {

@@ -4,6 +4,9 @@ package proc
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -126,5 +129,60 @@ func TestNoStdin(t *testing.T) {
 	wait(t, p)
 	if _, err := Start(Spec{Embedded: "true", PTY: true}); err == nil {
 		t.Error("the embedded shell started on a terminal")
+	}
+}
+
+// TestTerminalHangup: a terminal that no process holds for a while is not the end of a run's output. A
+// command that closes every descriptor of its terminal and later opens it again (/dev/tty) is read to
+// its end, and a run whose terminal is closed for good ends at its exit, not after the grace (three
+// times the test's failsafe here).
+func TestTerminalHangup(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string
+		gate   bool // the script waits for the file "gate" in its directory once its terminal is closed
+		want   string
+	}{
+		{name: "opened again", gate: true,
+			script: `echo before; exec </dev/null >/dev/null 2>&1; while [ ! -e gate ]; do sleep 0.01; done; exec >/dev/tty; echo late`,
+			want:   "before\r\nlate\r\n"},
+		{name: "closed at the exit", script: `echo only`, want: "only\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leakCheck(t)
+			dir := t.TempDir()
+			out := newWatch("before")
+			p, err := Start(Spec{Argv: []string{"/bin/sh", "-c", tc.script}, Dir: dir, Env: testEnv, Stdout: out,
+				Stderr: out, Combined: true, PTY: true, Grace: 3 * failsafe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer requireGroupGone(t, p.Pid())
+			if tc.gate {
+				await(t, p, out.seen, "the first line")
+				// The terminal is closed once the shell's descriptors 0 to 2 are /dev/null; the pump then
+				// reads EIO at once. The kernel gives no event for a descriptor's change: poll.
+				closed := func() bool {
+					for _, fd := range []string{"0", "1", "2"} {
+						if l, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(p.Pid()), "fd", fd)); l != os.DevNull {
+							return false
+						}
+					}
+					return true
+				}
+				if !poll(closed) {
+					p.Kill()
+					<-p.Done()
+					t.Fatal("the shell did not close its terminal")
+				}
+				if err := os.WriteFile(filepath.Join(dir, "gate"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ex, _ := wait(t, p)
+			if got := out.String(); got != tc.want || ex.Code != 0 || ex.GraceExpired || ex.Err != nil {
+				t.Errorf("output %q, exit %+v; want %q, exit 0", got, ex, tc.want)
+			}
+		})
 	}
 }

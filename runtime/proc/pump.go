@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -18,8 +19,11 @@ type pump struct {
 	f  *os.File
 	w  io.Writer   // nil after a write error
 	mu *sync.Mutex // non-nil when another pump writes to the same writer
-	// tty marks a terminal's master: its reads fail with EIO, not EOF, once no process holds the terminal.
-	tty bool
+	// tty marks a terminal's master: its reads fail with EIO, not EOF, while no process holds the terminal.
+	// A process of the run may open it again (/dev/tty) and write on, so EIO is its end only once the run
+	// is over: hup is set while its reads fail so, over by finish (see waitHangup).
+	tty       bool
+	hup, over atomic.Bool
 
 	// Set by run, read after it returned.
 	err     error // first read or write error
@@ -60,7 +64,7 @@ func (pm *pump) run(wg *sync.WaitGroup) {
 					break
 				}
 			}
-			if rerr == syscall.EAGAIN {
+			if rerr == syscall.EAGAIN || pm.tty && rerr == syscall.EIO && pm.waitHangup() {
 				// Nothing to read: wait for more without the buffer.
 				bufPool.Put(bp)
 				bp = nil
@@ -69,6 +73,9 @@ func (pm *pump) run(wg *sync.WaitGroup) {
 			return true
 		})
 		if err == nil && rerr == nil && n > 0 {
+			if pm.tty {
+				pm.hup.Store(false)
+			}
 			if !grown && n >= growAfter {
 				growPipe(pm.f)
 				grown = true
@@ -85,13 +92,22 @@ func (pm *pump) run(wg *sync.WaitGroup) {
 		case err != nil:
 			pm.setErr(err)
 		case pm.tty && rerr == syscall.EIO:
-			// The terminal was hung up: its end of file.
+			// The terminal was hung up and the run is over: its end of file.
 		case rerr != nil:
 			pm.setErr(&os.PathError{Op: "read", Path: pm.f.Name(), Err: rerr})
 		}
 		// n == 0 with no error: end of file.
 		return
 	}
+}
+
+// waitHangup tells whether a terminal's EIO is to be waited out in the netpoller: the run is not over, so
+// a process of it may still open the terminal again. finish sets over, then ends the wait of a pump that
+// saw the hangup with a deadline of now; the two flags are set and read in opposite orders, so that one of
+// them always sees the other's.
+func (pm *pump) waitHangup() bool {
+	pm.hup.Store(true)
+	return !pm.over.Load()
 }
 
 // drainBuffered delivers what the pipe holds right now, without waiting,
