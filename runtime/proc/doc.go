@@ -18,7 +18,9 @@
 //   - The pipes are then read until EOF, but at most [Spec.Grace]: a process
 //     that escaped the group and the sweep (see its limits) may hold them open
 //     forever. When the grace expires, whatever is already buffered in the
-//     pipes is still delivered, then the read ends are closed.
+//     pipes is still delivered, then the read ends are closed. A terminal
+//     ([Spec.PTY]) that no process holds is not its end until then: a
+//     command may close it and open /dev/tty again.
 //   - [Process.Done] is closed only after all of that: the leader is reaped,
 //     the group has been killed, the run's cgroup is empty, the output has
 //     reached the writers, and the run's goroutines are done (see
