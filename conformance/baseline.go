@@ -209,7 +209,7 @@ func (b *Baseline) judge(res Result) Result {
 	e, listed := b.entry(res.Case)
 	if !listed {
 		if r := b.race(res); r != nil {
-			res.Status = XFail
+			res.Status, res.Baseline = XFail, Raced
 			res.Reason = strings.TrimSpace("expected failure (baseline race: " + r.Reason + ")\n" + res.Reason)
 		}
 		return res
@@ -220,10 +220,10 @@ func (b *Baseline) judge(res Result) Result {
 	}
 	switch res.Status {
 	case Fail:
-		res.Status = XFail
+		res.Status, res.Baseline = XFail, Expected
 		res.Reason = strings.TrimSpace("expected failure (baseline: " + why + ")\n" + res.Reason)
 	case Pass:
-		res.Status = Fail
+		res.Status, res.Baseline = Fail, Stale
 		res.Reason = "stale baseline: the case is listed as an expected failure (" + why + ") but passes; remove it from the baseline (-update-baseline)"
 	}
 	return res
@@ -263,7 +263,7 @@ func UpdateBaseline(old *Baseline, r *Report) *Baseline {
 			nb.Failures = append(nb.Failures, prev) // it fails only sometimes: kept as it is
 			continue
 		}
-		if !res.failed() || strings.HasPrefix(res.Reason, "stale baseline") || strings.HasPrefix(res.Reason, "expected failure (baseline race:") {
+		if !res.failed() || res.Baseline == Stale || res.Baseline == Raced {
 			continue // it passes (now), or a race explains it
 		}
 		why := prev.Reason

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"os"
@@ -122,16 +123,29 @@ func TestBaseline(t *testing.T) {
 		}
 		return r
 	}
-	expected := write("ok.yaml", "failures:\n  - case: bash/non-zero exit\n    reason: reports exit 3 as 1 (issue 7)\n")
-	if r := run(expected); !r.OK() || r.Expected != 1 || r.Passed != 1 || !strings.Contains(r.Summary(), "XFAIL bash/non-zero exit: expected failure (baseline: reports exit 3 as 1 (issue 7))") {
-		t.Errorf("an expected failure:\n%s", r.Summary())
+	// verdict is the baseline's verdict on a case of a report.
+	verdict := func(r *Report, name string) Verdict {
+		for _, res := range r.Results {
+			if res.Case == name {
+				return res.Baseline
+			}
+		}
+		t.Fatalf("no case %q in the report", name)
+		return ""
 	}
-	if r := run(write("empty.yaml", "failures: []\n")); r.OK() || r.Failed != 1 {
+	expected := write("ok.yaml", "failures:\n  - case: bash/non-zero exit\n    reason: reports exit 3 as 1 (issue 7)\n")
+	if r := run(expected); !r.OK() || r.Expected != 1 || r.Passed != 1 || !strings.Contains(r.Summary(), "XFAIL bash/non-zero exit: expected failure (baseline: reports exit 3 as 1 (issue 7))") ||
+		verdict(r, "bash/non-zero exit") != Expected || verdict(r, "bash/stdout only") != "" {
+		t.Errorf("an expected failure:\n%s", r.Summary())
+	} else if j, err := r.JSON(); err != nil || bytes.Count(j, []byte(`"baseline": `)) != 1 || !bytes.Contains(j, []byte(`"baseline": "expected"`)) {
+		t.Errorf("the JSON report says the verdict once: %s (%v)", j, err)
+	}
+	if r := run(write("empty.yaml", "failures: []\n")); r.OK() || r.Failed != 1 || verdict(r, "bash/non-zero exit") != "" {
 		t.Errorf("an unexpected failure passes:\n%s", r.Summary())
 	}
 	stale := write("stale.yaml", "failures:\n  - case: bash/non-zero exit\n    reason: known\n  - case: bash/stdout only\n    reason: it used to fail\n  - case: bash/gone\n    reason: renamed\n")
 	r := run(stale)
-	if r.OK() || r.Failed != 1 || !slices.Equal(r.Stale, []string{"bash/gone"}) {
+	if r.OK() || r.Failed != 1 || !slices.Equal(r.Stale, []string{"bash/gone"}) || verdict(r, "bash/stdout only") != Stale {
 		t.Errorf("a stale baseline passes:\n%s", r.Summary())
 	}
 	if s := r.Summary(); !strings.Contains(s, "stale baseline: the case is listed as an expected failure (it used to fail) but passes") ||
@@ -156,7 +170,8 @@ func TestBaseline(t *testing.T) {
 	// update keeps the race and lists no case for it.
 	race := write("race.yaml", "failures: []\nraces:\n  - cases: ^bash/\n    got: '\"exit_code\":1\\b'\n    reason: the exit code is lost at random\n")
 	r = run(race)
-	if !r.OK() || r.Passed != 1 || r.Expected != 1 || !strings.Contains(r.Summary(), "baseline race: the exit code is lost at random") {
+	if !r.OK() || r.Passed != 1 || r.Expected != 1 || !strings.Contains(r.Summary(), "baseline race: the exit code is lost at random") ||
+		verdict(r, "bash/non-zero exit") != Raced {
 		t.Errorf("a race:\n%s", r.Summary())
 	}
 	if nb := UpdateBaseline(race, r); len(nb.Failures) != 0 || len(nb.Races) != 1 {

@@ -26,6 +26,19 @@ const (
 	XFail Status = "xfail"
 )
 
+// Verdict is how the run's baseline judged a case, if it did.
+type Verdict string
+
+// The baseline's verdicts.
+const (
+	// Expected: the case failed and the baseline lists it (XFail).
+	Expected Verdict = "expected"
+	// Raced: the case failed as one of the baseline's races explains (XFail).
+	Raced Verdict = "race"
+	// Stale: the baseline lists the case as failing, but it passed (Fail).
+	Stale Verdict = "stale"
+)
+
 // Result is one case's outcome.
 type Result struct {
 	Case   string `json:"case"`
@@ -34,6 +47,9 @@ type Result struct {
 	Status Status `json:"status"`
 	// Reason says why a case was skipped, why the target gave no answer, or the baseline's word.
 	Reason string `json:"reason,omitempty"`
+	// Baseline is how the baseline judged the case (empty when it did not: no baseline, or a case it does
+	// not list and no race explains).
+	Baseline Verdict `json:"baseline,omitempty"`
 	// Diff describes how the target's answer differs from the reference's, after masking (every call
 	// that differs, for a case of several calls).
 	Diff string `json:"diff,omitempty"`

@@ -196,7 +196,7 @@ func TestRetry(t *testing.T) {
 			{Case: "bash/a", Tool: "bash", Group: "g", Status: conformance.Pass},
 			{Case: "bash/b (1s)", Tool: "bash", Group: "g", Status: conformance.Fail, Summary: `$.stdout: want "x" got ""`},
 			{Case: "bash/c", Tool: "bash", Group: "g", Status: conformance.Fail, Summary: "no answer"},
-			{Case: "bash/d", Tool: "bash", Group: "g", Status: conformance.Fail, Reason: "stale baseline: the case is listed as an expected failure (x) but passes"},
+			{Case: "bash/d", Tool: "bash", Group: "g", Status: conformance.Fail, Baseline: conformance.Stale, Reason: "stale baseline: the case is listed as an expected failure (x) but passes"},
 			{Case: "bash/e", Tool: "bash", Group: "g", Status: conformance.Fail, Reason: "lost\nmore"},
 		},
 		Passed: 1, Failed: 4,
@@ -209,7 +209,7 @@ func TestRetry(t *testing.T) {
 	rerun := &conformance.Report{Results: []conformance.Result{
 		{Case: "bash/b (1s)", Tool: "bash", Group: "g", Status: conformance.Pass},
 		{Case: "bash/c", Tool: "bash", Group: "g", Status: conformance.Fail, Summary: "no answer again"},
-		{Case: "bash/e", Tool: "bash", Group: "g", Status: conformance.XFail, Reason: "expected failure (baseline race: r)"},
+		{Case: "bash/e", Tool: "bash", Group: "g", Status: conformance.XFail, Baseline: conformance.Raced, Reason: "expected failure (baseline race: r)"},
 	}}
 	mergeRetry(rep, rerun)
 	if rep.Passed != 2 || rep.Failed != 2 || rep.Expected != 1 || rep.Results[1].Status != conformance.Pass || rep.Results[2].Summary != "no answer" || rep.Results[4].Status != conformance.XFail {
