@@ -1,11 +1,9 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
-	invschema "github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -186,29 +184,3 @@ func keyNode(m *yaml.Node, key string) *yaml.Node {
 // Notes are what loading the spec said besides errors: each earlier form of the language it read,
 // converted, with how to write it today (see SpecVersion).
 func (v *Variant) Notes() Errors { return v.notes }
-
-// compatSchema adds the earlier forms to the reflected schema, deprecated, so that an editor accepts what
-// the loader reads. A list item is if/then/else rather than anyOf, so that a value in the current form is
-// checked against the current form alone, with the errors it always had.
-func compatSchema(defs invschema.Definitions) {
-	old := func(desc string) *invschema.Schema {
-		return &invschema.Schema{Type: "string", Deprecated: true, Description: desc}
-	}
-	variant := defs["Variant"].Properties
-	for _, key := range []struct{ name, def, desc string }{
-		{"deviations", "Deviation", "spec_version 1: a deviation as a string, read as its topic. Write a mapping {topic, upstream, ours, why}."},
-		{"disagreements", "Disagreement", "spec_version 1: a disagreement as a string, read as its topic, following upstream. Write a mapping {topic, seed, upstream, follow, note}."},
-	} {
-		prop, _ := variant.Get(key.name)
-		prop.Items = &invschema.Schema{
-			If:   &invschema.Schema{Type: "string"},
-			Then: old(key.desc),
-			Else: &invschema.Schema{Ref: "#/$defs/" + key.def},
-		}
-	}
-	null := old("spec_version 1: the name of on_null. Rename it on_null.")
-	null.Enum = []any{string(OnNullDefault), string(OnNullNone)}
-	defs["Timeout"].Properties.Set("null", null)
-	sv, _ := variant.Get("spec_version")
-	sv.Minimum, sv.Maximum = "1", json.Number(strconv.Itoa(SpecVersion))
-}

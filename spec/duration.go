@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	invschema "github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -33,9 +32,3 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 
 // MarshalText writes the duration as a Go duration string (JSON too).
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
-
-// JSONSchema describes a Duration in the spec language's JSON Schema: a string, read by the loader with
-// time.ParseDuration (its error names the position and the value, which a pattern's would not).
-func (Duration) JSONSchema() *invschema.Schema {
-	return &invschema.Schema{Type: "string", Description: "A Go duration: 500ms, 2s, 1m30s."}
-}

@@ -59,13 +59,3 @@ func TestBrokenSpecsAreRejected(t *testing.T) {
 		})
 	}
 }
-
-func TestSchemaIsFresh(t *testing.T) {
-	got, err := spec.GenerateSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, spec.SchemaJSON()) {
-		t.Fatal("spec/schema.json is stale: run go generate ./spec")
-	}
-}

@@ -5,13 +5,10 @@ package spec
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	invschema "github.com/invopop/jsonschema"
 )
 
 // SchemaID is the $id of the spec language's JSON Schema.
@@ -22,30 +19,6 @@ var schemaJSON []byte
 
 // SchemaJSON returns the checked-in JSON Schema of the spec language (spec/schema.json).
 func SchemaJSON() []byte { return bytes.Clone(schemaJSON) }
-
-// GenerateSchema reflects the JSON Schema from the Go types; `go generate ./spec` writes it to schema.json
-// and a test fails when the checked-in file is stale.
-func GenerateSchema() ([]byte, error) {
-	r := &invschema.Reflector{
-		RequiredFromJSONSchemaTags: false,
-		DoNotReference:             false,
-	}
-	// Field descriptions come from the doc comments; go generate and go test both run in spec/.
-	if err := r.AddGoComments("github.com/agentbash/agentbash/spec", "."); err != nil {
-		return nil, fmt.Errorf("reading doc comments (run in spec/): %v", err)
-	}
-	s := r.Reflect(&Variant{})
-	compatSchema(s.Definitions)
-	s.ID = SchemaID
-	s.Title = "agentbash variant spec"
-	s.Description = "A Bash-tool contract for AI-agent hosts: tools, parameters, checks, timeouts, output and results."
-	// The editor hint at the top of every spec is a comment, not a key; "$schema" as a key is allowed too.
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
 
 // A SchemaCheck validates a spec document, decoded as encoding/json decodes into any, against a compiled
 // JSON Schema. It calls leaf for each failed leaf of the validation, in the validator's order, with its

@@ -20,7 +20,7 @@ const startupGap = "Start-up ≤ 3x an empty Go program is not met: the floor is
 	"starts without it; but the agentbash binary reads YAML specs (run -spec, spec validate, gen, conformance). A program " +
 	"that imports the third-party libraries agentbash is built on and calls none (the validator, the official MCP SDK with " +
 	"net/http and crypto, the Docker Engine API's Go client, whose distribution/reference compiles regular " +
-	"expressions in its init, jennifer, invopop/jsonschema, YAML, mvdan.cc/sh, a PTY) and nothing of ours is " +
+	"expressions in its init, jennifer, YAML, mvdan.cc/sh, a PTY) and nothing of ours is " +
 	"further past (its row): that is the floor of any binary with every command. What agentbash adds to that " +
 	"floor, `agentbash version` less that program, is judged on its own row (≤ 1.5x an empty program); a call " +
 	"adds to it the spawn of the shell (the row against a Go program that only spawns) and the run's set-up " +
@@ -127,7 +127,7 @@ func startup(e *env) ([]*row, error) {
 		{measure: "agentbash links the JSON Schema validator (" + code("go version -m") + ")", figure: linkedText},
 		{measure: code("agentbash version") + " less the validator's init (the program that only links it, less the empty program)",
 			figure: ms(rest), baseline: "empty Go program " + ms(empty), ratio: rest / empty},
-		{measure: "a program that imports the third-party libraries agentbash is built on and calls none (the validator, the MCP SDK, the Docker client, jennifer, invopop/jsonschema, YAML, mvdan.cc/sh, a PTY: their package inits; nothing of ours)",
+		{measure: "a program that imports the third-party libraries agentbash is built on and calls none (the validator, the MCP SDK, the Docker client, jennifer, YAML, mvdan.cc/sh, a PTY: their package inits; nothing of ours)",
 			figure: ms(libs), baseline: "empty Go program " + ms(empty), ratio: libs / empty},
 		(&row{measure: "what agentbash adds to a start: " + code("agentbash version") + " less that program",
 			figure: ms(version - libs), baseline: "empty Go program " + ms(empty), ratio: (version - libs) / empty}).

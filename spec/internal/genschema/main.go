@@ -1,4 +1,5 @@
-// Command genschema writes the spec language's JSON Schema, reflected from the spec package's Go types.
+// Command genschema writes the spec language's JSON Schema, reflected from the spec package's Go types. Run
+// it in spec/ (go generate ./spec).
 package main
 
 import (
@@ -6,13 +7,13 @@ import (
 	"log"
 	"os"
 
-	"github.com/agentbash/agentbash/spec"
+	"github.com/agentbash/agentbash/spec/internal/schemagen"
 )
 
 func main() {
 	out := flag.String("o", "schema.json", "output file")
 	flag.Parse()
-	b, err := spec.GenerateSchema()
+	b, err := schemagen.Generate()
 	if err != nil {
 		log.Fatal(err)
 	}
