@@ -99,11 +99,14 @@ const mcpSubset = `/(stdout only|stderr only|non-zero exit|invalid UTF-8|unicode
 	`session: (still running after the window, polled to its exit|a read answered through stdin|a REPL echoes each line|stdin closed|the limit))$`
 
 // Harness test: the suite passes for every built-in through MCP over stdio, streamable HTTP and SSE
-// against `agentbash serve`, the error classes travelling in _meta.
+// against `agentbash serve`, the error classes travelling in _meta. The subtests run side by side (as
+// many as -test.parallel): each has its own server and workspace, and a suite mostly waits (the cases'
+// windows and timeouts), so one at a time made this the package's longest test by far.
 func TestConformanceThroughMCP(t *testing.T) {
 	for _, transport := range []string{"stdio", "http", "sse"} {
 		for _, id := range variants.IDs() {
 			t.Run(transport+"/"+id, func(t *testing.T) {
+				t.Parallel()
 				args := []string{id, "-trusted", "-time-scale", timeScale, "-run", mcpSubset}
 				switch transport {
 				case "stdio":
